@@ -1,0 +1,9 @@
+/// The three kinds of action a rule can carry (RULES.md, "Actions").
+public enum ActionKind: String, Sendable, Hashable, CaseIterable {
+    /// A command, executed directly from an argument vector.
+    case run
+    /// A URI handed to the desktop's URL opener.
+    case open
+    /// An HTTP request, delivered at least once through the outbox.
+    case webhook
+}

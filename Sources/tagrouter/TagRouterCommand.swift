@@ -1,0 +1,13 @@
+import ArgumentParser
+import TagRouterCore
+
+/// The `tagrouter` command line: reads NFC tags and routes them to commands, apps and webhooks.
+@main
+struct TagRouterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tagrouter",
+        abstract: "Background tag reading for Linux: route NFC tags to commands, apps and webhooks.",
+        version: Version.current,
+        subcommands: []
+    )
+}
