@@ -10,6 +10,14 @@ public struct TagEvent: Sendable, Hashable {
     public var tech: String
     /// The decoded NDEF records in message order.
     public var records: [NDEFRecord]
+    /// The tag's URI (the first-URI rule of RULES.md), expanded, if there is one.
+    public var uri: String?
+    /// The texts of the Text records, in message order (Smart Poster titles excluded).
+    public var texts: [String]
+    /// The media types of TNF 2 records, lower-cased, without parameters.
+    public var mediaTypes: [String]
+    /// The `domain:type` of TNF 4 records, lower-cased.
+    public var externalTypes: [String]
 
     /// Creates an event.
     /// - Parameters:
@@ -17,10 +25,27 @@ public struct TagEvent: Sendable, Hashable {
     ///   - reader: the reader name.
     ///   - tech: the tag technology.
     ///   - records: the decoded records.
-    public init(uid: String?, reader: String, tech: String, records: [NDEFRecord]) {
+    ///   - uri: the tag's URI, if any.
+    ///   - texts: the Text records' texts.
+    ///   - mediaTypes: the media types of TNF 2 records.
+    ///   - externalTypes: the external types of TNF 4 records.
+    public init(
+        uid: String?,
+        reader: String,
+        tech: String,
+        records: [NDEFRecord] = [],
+        uri: String? = nil,
+        texts: [String] = [],
+        mediaTypes: [String] = [],
+        externalTypes: [String] = []
+    ) {
         self.uid = uid
         self.reader = reader
         self.tech = tech
         self.records = records
+        self.uri = uri
+        self.texts = texts
+        self.mediaTypes = mediaTypes
+        self.externalTypes = externalTypes
     }
 }
