@@ -64,6 +64,7 @@ let package = Package(
         ),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
+        .testTarget(name: "TagRouterCoreTests", dependencies: ["TagRouterCore"], swiftSettings: swiftSettings),
         .testTarget(name: "VirtualTagTests", dependencies: ["VirtualTag"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

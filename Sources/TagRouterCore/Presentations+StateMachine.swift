@@ -1,0 +1,92 @@
+extension Presentations {
+    /// What to do about a card the watcher reported.
+    public enum PresentedAction: Sendable, Hashable {
+        /// A new presentation: read the tag, then report it with ``Presentations/tagIdentified(reader:serial:identity:cooldown:now:)``.
+        case read(serial: UInt64)
+        /// The same presentation reported again (the tag rests on the reader): nothing to do.
+        case ignore
+    }
+
+    /// What to do with a tag that was read and matched.
+    public enum IdentifiedAction: Sendable, Hashable {
+        /// Dispatch its actions.
+        case dispatch
+        /// Suppressed: the same tag dispatched on this reader less than `cooldown` ago.
+        case suppressInCooldown(since: Duration)
+        /// The presentation already dispatched, or ended before the read finished: nothing to do.
+        case ignore
+    }
+
+    /// A reader reported a card.
+    ///
+    /// The same event counter as the presentation in progress means the card never left; a different counter
+    /// means it was removed and put back between two polls, which is a new presentation.
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - eventCount: the reader's event counter (the upper 16 bits of pcsc-lite's `dwEventState`).
+    /// - Returns: whether to read the tag.
+    public mutating func cardPresented(reader: String, eventCount: UInt16) -> PresentedAction {
+        if let current = current[reader], current.eventCount == eventCount {
+            return .ignore
+        }
+        let serial = nextSerial
+        nextSerial += 1
+        current[reader] = Current(eventCount: eventCount, serial: serial, isSettled: false)
+        return .read(serial: serial)
+    }
+
+    /// A reader reported its card gone; the presentation ends.
+    /// - Parameter reader: the reader name.
+    public mutating func cardRemoved(reader: String) {
+        current[reader] = nil
+    }
+
+    /// A reader disappeared (unplugged, or pcscd lost); its presentation ends.
+    /// - Parameter reader: the reader name.
+    public mutating func readerRemoved(reader: String) {
+        current[reader] = nil
+    }
+
+    /// A tag of presentation `serial` was read and matched a rule: decide whether to dispatch.
+    ///
+    /// Call it only for a tag that matched; a tag that matched nothing starts no cooldown.
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - serial: the serial ``cardPresented(reader:eventCount:)`` returned.
+    ///   - identity: the tag's identity.
+    ///   - cooldown: the matched rule's cooldown; `.zero` disables it.
+    ///   - now: the current time.
+    /// - Returns: dispatch, suppress, or ignore.
+    public mutating func tagIdentified(
+        reader: String,
+        serial: UInt64,
+        identity: TagIdentity,
+        cooldown: Duration,
+        now: ContinuousClock.Instant
+    ) -> IdentifiedAction {
+        guard var presentation = current[reader], presentation.serial == serial, !presentation.isSettled else {
+            return .ignore
+        }
+        presentation.isSettled = true
+        current[reader] = presentation
+        let key = CooldownKey(reader: reader, identity: identity)
+        if let last = lastDispatch[key], cooldown > .zero, now - last < cooldown {
+            return .suppressInCooldown(since: now - last)
+        }
+        lastDispatch[key] = now
+        longestCooldown = max(longestCooldown, cooldown)
+        dispatchesSincePrune += 1
+        if dispatchesSincePrune >= 256 {
+            prune(now: now)
+        }
+        return .dispatch
+    }
+
+    /// Forgets the dispatches too old to suppress anything, so months of taps keep memory bounded.
+    /// - Parameter now: the current time.
+    public mutating func prune(now: ContinuousClock.Instant) {
+        let horizon = longestCooldown
+        lastDispatch = lastDispatch.filter { now - $0.value < horizon }
+        dispatchesSincePrune = 0
+    }
+}
