@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "TagRouterCore", "VirtualTag",
+                "NDEF", "TagRouterCore", "VirtualTag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -66,6 +66,11 @@ let package = Package(
             name: "NDEFTests",
             dependencies: ["NDEF", "TestSupport"],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "tagrouterTests",
+            dependencies: ["tagrouter", "NDEF", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
