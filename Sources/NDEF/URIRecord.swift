@@ -59,13 +59,3 @@ public struct URIRecord: Sendable, Hashable {
         return URIPrefix.all[Int(payload[0])] + String(decoding: payload[1...], as: UTF8.self)
     }
 }
-
-/// `0x2A`: a byte in hex for messages.
-func hexByte(_ byte: UInt8) -> String {
-    "0x" + HexText.string([byte]).uppercased()
-}
-
-/// `1 byte`, `41 bytes`.
-func byteCount(_ count: Int) -> String {
-    count == 1 ? "1 byte" : "\(count) bytes"
-}

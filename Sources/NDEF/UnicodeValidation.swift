@@ -2,9 +2,12 @@
 enum UnicodeValidation {
     /// The index of the first byte that starts an invalid UTF-8 sequence at or after `start`, or `nil` if valid.
     static func firstInvalidUTF8(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Int? {
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes[start...].makeIterator()
+        // ASCII needs no decoding: skip it, and hand the rest to the stdlib's parser.
         var position = start
+        while position < bytes.count && bytes[position] < 0x80 { position += 1 }
+        guard position < bytes.count else { return nil }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes[position...].makeIterator()
         while true {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let scalar): position += scalar.count
@@ -51,21 +54,5 @@ struct UTF16Units: IteratorProtocol {
         let second = UInt16(bytes[position + 1])
         position += 2
         return bigEndian ? first << 8 | second : second << 8 | first
-    }
-}
-
-/// Lowercase hex without separators.
-enum HexText {
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    /// Formats bytes as lowercase hex.
-    static func string(_ bytes: [UInt8]) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[2 * index] = digits[Int(byte >> 4)]
-                buffer[2 * index + 1] = digits[Int(byte & 0x0F)]
-            }
-            return bytes.count * 2
-        }
     }
 }
