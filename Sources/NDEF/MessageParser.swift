@@ -31,11 +31,6 @@ struct MessageParser {
         return records
     }
 
-    /// Checks the records and their content without copying them.
-    func validate() throws(NDEFError) {
-        try walk { record throws(NDEFError) in try record.validateContent() }
-    }
-
     /// Calls `visit` with each record in order, chunks reassembled; throws at the first structural problem.
     func walk(_ visit: (RawRecord) throws(NDEFError) -> Void) throws(NDEFError) {
         let count = bytes.count
