@@ -63,6 +63,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
         .testTarget(name: "VirtualTagTests", dependencies: ["VirtualTag"], swiftSettings: swiftSettings),
     ],
