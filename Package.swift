@@ -73,6 +73,8 @@ let package = Package(
             dependencies: ["tagrouter", "NDEF", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
         .testTarget(name: "TagRouterCoreTests", dependencies: ["TagRouterCore"], swiftSettings: swiftSettings),
         .testTarget(name: "VirtualTagTests", dependencies: ["VirtualTag"], swiftSettings: swiftSettings),
