@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "NDEF", "TagRouterCore", "VirtualTag",
+                "NDEF", "NFCTag", "TagRouterCore", "VirtualTag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

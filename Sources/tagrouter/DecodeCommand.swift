@@ -22,6 +22,14 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Read the message as raw bytes from this file.", valueName: "path"))
     var file: String?
 
+    @Flag(
+        help: """
+            The input is a Type 2 tag's data area (its bytes from page 4 on, as `tagrouter read` or a dump \
+            shows them): walk the TLVs (Lock/Memory Control, NULL, proprietary, terminator) and decode the \
+            NDEF TLV.
+            """)
+    var tlv = false
+
     @Flag(help: "Print {\"records\": [...]} in the records shape of the webhook event document.")
     var json = false
 
@@ -44,7 +52,7 @@ struct DecodeCommand: ParsableCommand {
         } else {
             input = .hex(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
         }
-        let result = DecodeOutput.render(input, json: json)
+        let result = DecodeOutput.render(input, json: json, tlv: tlv)
         switch result {
         case .success(let text):
             print(text)

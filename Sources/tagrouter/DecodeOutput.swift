@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import NFCTag
 
 /// What `tagrouter decode` prints, as functions tests can call.
 enum DecodeOutput {
@@ -24,9 +25,10 @@ enum DecodeOutput {
     /// - Parameters:
     ///   - input: hex text or bytes.
     ///   - json: `true` for `{"records": [...]}`, `false` for the human tree.
+    ///   - tlv: `true` when the input is a Type 2 data area (tag byte 16 on): walk its TLVs to the NDEF TLV first.
     /// - Returns: the text for standard output, or the error sentence for standard error.
-    static func render(_ input: Input, json: Bool) -> Result<String, Failure> {
-        let bytes: [UInt8]
+    static func render(_ input: Input, json: Bool, tlv: Bool = false) -> Result<String, Failure> {
+        var bytes: [UInt8]
         switch input {
         case .bytes(let raw): bytes = raw
         case .hex(let text):
@@ -34,6 +36,19 @@ enum DecodeOutput {
                 bytes = try HexInput.bytes(text)
             } catch {
                 return .failure(Failure(description: error.description))
+            }
+        }
+        if tlv {
+            do {
+                switch try Type2TLV.ndefMessage(inDataArea: bytes) {
+                case .message(let ndef): bytes = ndef
+                case .empty: bytes = []
+                case .absent:
+                    return .failure(
+                        Failure(description: "no NDEF TLV in the Type 2 data area: the tag holds no NDEF message"))
+                }
+            } catch {
+                return .failure(Failure(description: String(describing: error)))
             }
         }
         let message: NDEFMessage

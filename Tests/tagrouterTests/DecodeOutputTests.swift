@@ -115,3 +115,24 @@ func refusesBadHex(text: String, sentence: String) {
     #expect(DecodeOutput.render(.hex(""), json: false) == .success("empty NDEF message (no records)"))
     #expect(DecodeOutput.render(.hex(""), json: true) == .success(#"{"records":[]}"#))
 }
+
+@Test(arguments: [
+    // A factory-fresh NTAG213: Lock Control TLV, then an empty NDEF TLV.
+    ("01 03 A0 0C 34 03 00 FE", #"{"records":[]}"#),
+    // Lock Control, NULL, then a URI record, then the terminator.
+    (
+        "01 03 A0 0C 34 00 03 10 D1 01 0C 55 04 65 78 61 6D 70 6C 65 2E 63 6F 6D FE",
+        #"{"records":[{"payload":"046578616d706c652e636f6d","tnf":"well-known","type":"U","uri":"https://example.com"}]}"#
+    ),
+])
+func decodesATypeTwoDataArea(hex: String, expected: String) {
+    #expect(DecodeOutput.render(.hex(hex), json: true, tlv: true) == .success(expected))
+}
+
+@Test(arguments: [
+    ("FE 00 00 00", "no NDEF TLV in the Type 2 data area: the tag holds no NDEF message"),
+    ("03 20 D1 01", "Type 2 TLV at byte 16: NDEF length 32 runs past the data area (4 bytes)"),
+])
+func reportsTypeTwoDataAreaProblems(hex: String, sentence: String) {
+    #expect(DecodeOutput.render(.hex(hex), json: false, tlv: true) == .failure(.init(description: sentence)))
+}
