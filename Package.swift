@@ -21,6 +21,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // pcsc-lite's headers live in /usr/include/PCSC; pkg-config would add `-pthread`, a flag SwiftPM refuses
@@ -44,6 +48,12 @@ let package = Package(
             dependencies: [
                 "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -76,7 +86,15 @@ let package = Package(
         .testTarget(
             name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
-        .testTarget(name: "TagRouterCoreTests", dependencies: ["TagRouterCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TagRouterCoreTests",
+            dependencies: [
+                "TagRouterCore", .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "VirtualTagTests", dependencies: ["VirtualTag"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,51 @@
+public import CoreMetrics
+
+/// The router's metrics (README, "Metrics"), created from one factory so tests can read them from their own
+/// registry without touching the global `MetricsSystem`.
+public struct RouterMetrics: Sendable {
+    let factory: any MetricsFactory
+    /// Presentations read (every tap that reached the reader, whatever came of it).
+    let taps: Counter
+    /// Taps that matched a rule and dispatched.
+    let matched: Counter
+    /// Taps that matched no rule.
+    let ignored: Counter
+    /// Taps suppressed by cooldown.
+    let suppressed: Counter
+    /// Readers currently present.
+    let readersPresent: Gauge
+    /// Webhook deliveries waiting in the outbox.
+    let outboxDepth: Gauge
+    /// Time from the reader event to the last action started (command spawned, webhook queued).
+    let tapToDispatch: Timer
+
+    /// Creates the metrics.
+    /// - Parameter factory: where the metrics are registered, such as a `PrometheusMetricsFactory`.
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+        taps = Counter(label: "tagrouter_taps_total", factory: factory)
+        matched = Counter(label: "tagrouter_matched_total", factory: factory)
+        ignored = Counter(label: "tagrouter_ignored_total", factory: factory)
+        suppressed = Counter(label: "tagrouter_suppressed_total", factory: factory)
+        readersPresent = Gauge(label: "tagrouter_readers_present", factory: factory)
+        outboxDepth = Gauge(label: "tagrouter_outbox_depth", factory: factory)
+        tapToDispatch = Timer(
+            label: "tagrouter_tap_to_dispatch_seconds", preferredDisplayUnit: .seconds, factory: factory)
+    }
+
+    /// Counts a failed read, by kind (`tag_removed`, `malformed`, `ndef`, `connect`, …).
+    /// - Parameter kind: the kind of failure.
+    func readError(kind: String) {
+        Counter(label: "tagrouter_read_errors_total", dimensions: [("kind", kind)], factory: factory).increment()
+    }
+
+    /// Counts an action by kind (`run`, `open`, `webhook`) and outcome (`ok`, `failed`, `dropped`, `queued`, `dry_run`).
+    /// - Parameters:
+    ///   - kind: the action kind.
+    ///   - outcome: what came of it.
+    func action(kind: String, outcome: String) {
+        Counter(
+            label: "tagrouter_actions_total", dimensions: [("kind", kind), ("outcome", outcome)], factory: factory
+        ).increment()
+    }
+}
