@@ -47,7 +47,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "VirtualTag", dependencies: ["NDEF", "NFCTag"], swiftSettings: swiftSettings),
+        .target(
+            name: "VirtualTag",
+            dependencies: ["NDEF", "NFCTag", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "tagrouter",
             dependencies: [
@@ -64,7 +68,19 @@ let package = Package(
         ),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
-        .testTarget(name: "VirtualTagTests", dependencies: ["VirtualTag"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "VirtualTagTests",
+            dependencies: ["VirtualTag", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

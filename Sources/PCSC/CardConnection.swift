@@ -1,0 +1,69 @@
+internal import CPCSCLite
+public import NFCTag
+import Synchronization
+
+/// A connection to the card in one reader (`SCardConnect`, shared, T=0 or T=1): a ``NFCTag/CardChannel`` over
+/// `SCardTransmit`.
+///
+/// Exchanges run on the owning context's thread. Disconnecting leaves the card powered (`SCARD_LEAVE_CARD`), so
+/// other applications sharing the reader are not disturbed.
+public final class CardConnection: CardChannel {
+    /// The reader the card is in.
+    public let reader: String
+    let handle: SCARDHANDLE
+    let activeProtocol: DWORD
+    let context: PCSCContext
+    private let isDisconnected = Mutex(false)
+
+    /// The largest response pcsc-lite can return (`MAX_BUFFER_SIZE_EXTENDED`: extended APDUs).
+    static let maximumResponseLength = 4 + 3 + (1 << 16) + 3 + 2
+
+    init(reader: String, handle: SCARDHANDLE, activeProtocol: DWORD, context: PCSCContext) {
+        self.reader = reader
+        self.handle = handle
+        self.activeProtocol = activeProtocol
+        self.context = context
+    }
+
+    deinit {
+        let handle = handle
+        if !isDisconnected.withLock({ $0 }) {
+            context.thread.post { _ = SCardDisconnect(handle, DWORD(SCARD_LEAVE_CARD)) }
+        }
+    }
+
+    /// Sends one command APDU and returns the response, status word included.
+    /// - Parameter command: the command APDU.
+    /// - Returns: the response APDU.
+    /// - Throws: ``PCSCError`` from `SCardTransmit` naming the reader; ``PCSCError/isCardGone`` tells a tag that
+    ///   left during the exchange.
+    public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+        let handle = handle
+        let reader = reader
+        let activeProtocol = activeProtocol
+        return try await context.thread.run {
+            var request = SCARD_IO_REQUEST(
+                dwProtocol: UInt(activeProtocol), cbPciLength: UInt(MemoryLayout<SCARD_IO_REQUEST>.size))
+            var response = [UInt8](repeating: 0, count: Self.maximumResponseLength)
+            var length = DWORD(response.count)
+            let rv = command.withUnsafeBufferPointer { commandBytes in
+                SCardTransmit(
+                    handle, &request, commandBytes.baseAddress, DWORD(commandBytes.count), nil, &response, &length)
+            }
+            try check(rv, call: "SCardTransmit", reader: reader)
+            response.removeSubrange(Int(length)...)
+            return response
+        }
+    }
+
+    /// Disconnects, leaving the card powered. Safe to call more than once.
+    public func disconnect() async {
+        let wasDisconnected = isDisconnected.withLock { disconnected in
+            defer { disconnected = true }
+            return disconnected
+        }
+        guard !wasDisconnected else { return }
+        let handle = handle
+        _ = try? await context.thread.run { _ = SCardDisconnect(handle, DWORD(SCARD_LEAVE_CARD)) }
+    }
+}
