@@ -35,8 +35,8 @@ public final class CardConnection: CardChannel {
     /// Sends one command APDU and returns the response, status word included.
     /// - Parameter command: the command APDU.
     /// - Returns: the response APDU.
-    /// - Throws: ``PCSCError`` from `SCardTransmit` naming the reader; ``PCSCError/isCardGone`` tells a tag that
-    ///   left during the exchange.
+    /// - Throws: ``PCSCError`` from `SCardTransmit` naming the reader (`SCARD_E_NOT_TRANSACTED` also when the
+    ///   response lacks a status word); ``PCSCError/isCardGone`` tells a tag that left during the exchange.
     public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
         let handle = handle
         let reader = reader
@@ -51,6 +51,11 @@ public final class CardConnection: CardChannel {
                     handle, &request, commandBytes.baseAddress, DWORD(commandBytes.count), nil, &response, &length)
             }
             try check(rv, call: "SCardTransmit", reader: reader)
+            // A response holds at least SW1 SW2. Some drivers (vpcd when the card leaves mid-exchange) report
+            // success with no bytes: that is a failed exchange.
+            guard length >= 2 else {
+                throw PCSCError(call: "SCardTransmit", reader: reader, code: PCSCError.notTransacted)
+            }
             response.removeSubrange(Int(length)...)
             return response
         }

@@ -22,7 +22,7 @@ struct Type2Layout {
                 (configuration * 4)..<(configuration * 4 + 8), with: [0x04, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00])
         }
 
-        let dataArea = 16..<(16 + model.userBytes)
+        let dataArea = 16..<(16 + Int(model.ccSize) * 8)
         var reserved = Set<Int>()
         var stream: [UInt8] = []
         if let value = options.lockControl {

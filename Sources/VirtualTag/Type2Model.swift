@@ -19,8 +19,16 @@ public enum Type2Model: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The capability container's size byte: user bytes / 8.
-    public var ccSize: UInt8 { UInt8(userBytes / 8) }
+    /// The capability container's size byte, as NXP programs it (data area = size × 8 bytes, which for NTAG215
+    /// and NTAG216 is a little less than the user memory).
+    public var ccSize: UInt8 {
+        switch self {
+        case .ntag213: 0x12
+        case .ntag215: 0x3E
+        case .ntag216: 0x6D
+        case .ultralight: 0x06
+        }
+    }
 
     /// All pages, user memory plus the header, lock and configuration pages.
     public var totalPages: Int {

@@ -11,7 +11,7 @@ public enum VirtualTagError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .messageTooLarge(let tag, let size, let capacity):
-            return "\(tag): a \(size)-byte NDEF message (with its TLVs) does not fit in \(capacity) bytes"
+            return "\(tag): a \(size)-byte NDEF message does not fit; \(capacity) bytes are free for it"
         case .invalidOption(let tag, let option, let reason):
             return "\(tag): option \(option) \(reason)"
         case .connectionFailed(let host, let port, let reason):
