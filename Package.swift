@@ -66,7 +66,12 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NDEFTests",
+            dependencies: ["NDEF", "TestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
         .testTarget(
             name: "VirtualTagTests",
