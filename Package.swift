@@ -55,8 +55,9 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "TagRouterCore", "VirtualTag",
+                "TagRouterCore", "VirtualTag", "NDEF", "NFCTag", "PCSC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -112,10 +112,11 @@ extension ConnectionTests {
 }
 
 /// Waits until pcscd reports a card in the reader (vpcd is polled, so it takes up to a few hundred ms).
-func waitForCard(in reader: String, context: PCSCContext) async throws {
-    for _ in 0..<100 {
+func waitForCard(in reader: String, context: PCSCContext, within limit: Duration = .seconds(2)) async throws {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
         if try await context.status(of: [reader]).first?.isCardPresent == true { return }
         try await Task.sleep(for: .milliseconds(20))
     }
-    throw HarnessError("no card appeared in \(reader) within 2 s")
+    throw HarnessError("no card appeared in \(reader) within \(limit)")
 }
