@@ -70,9 +70,9 @@ private struct CardSession<Card: VirtualCard>: Sendable {
                 break
             }
             let response = card.respond(to: message)
-            guard socket.send(response) else { break }
             answered += 1
             presented.answered()
+            guard socket.send(response) else { break }
         }
         socket.close()
         presented.ended()
