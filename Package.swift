@@ -73,6 +73,8 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
         .testTarget(
             name: "VirtualTagTests",

@@ -1,0 +1,43 @@
+/// Names commands and status words for error messages; only called on the error path.
+enum CommandName {
+    /// A short human name for a command APDU, e.g. `READ BINARY page 7` or `SELECT file E103`.
+    /// - Parameter command: the command APDU.
+    /// - Returns: the name.
+    static func describe(_ command: [UInt8]) -> String {
+        guard command.count >= 4 else { return "command \(hex(command[...]))" }
+        let p1p2 = Int(command[2]) << 8 | Int(command[3])
+        switch (command[0], command[1]) {
+        case (0xFF, 0xCA): return "GET UID"
+        case (0xFF, 0xB0): return "READ BINARY page \(p1p2)"
+        case (0x00, 0xA4) where command.count >= 5:
+            let end = min(command.count, 5 + Int(command[4]))
+            let target = hex(command[5..<end])
+            return command[2] == 0x04 ? "SELECT application \(target)" : "SELECT file \(target)"
+        case (0x00, 0xB0):
+            let length = command.count >= 5 ? Int(command[4]) : 0
+            return "READ BINARY offset \(p1p2) length \(length == 0 ? 256 : length)"
+        default: return "command \(hex(command[...]))"
+        }
+    }
+
+    /// The error for a command that answered a status word other than the one required.
+    static func unexpectedStatus(_ command: [UInt8], _ response: ResponseAPDU) -> NFCTagError {
+        let sw = hex(response.bytes[(response.bytes.count - 2)...], separator: " ")
+        return NFCTagError(.unexpectedStatus, "\(describe(command)) answered status \(sw)")
+    }
+
+    /// Uppercase hex of some bytes.
+    static func hex(_ bytes: ArraySlice<UInt8>, separator: String = "") -> String {
+        let digits: [Character] = Array("0123456789ABCDEF")
+        var text = ""
+        for (index, byte) in bytes.enumerated() {
+            if index > 0 { text += separator }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return text
+    }
+
+    /// `0x` and two uppercase hex digits of one byte.
+    static func hex(_ byte: UInt8) -> String { "0x" + hex([byte][...]) }
+}

@@ -1,0 +1,116 @@
+/// The Type 2 TLV stream walk as a state machine: fed the data-area bytes available so far, it either asks
+/// for more or reports where the NDEF message is. The caller reads pages and calls `step` again; nothing is
+/// read that the stream does not need.
+///
+/// Indices are data-area indices (index 0 is tag byte 16); error offsets are tag byte addresses.
+struct Type2TLVWalker {
+    /// What the walk needs or found.
+    enum Step: Equatable {
+        /// Data-area bytes `0..<count` must be available to go on.
+        case need(Int)
+        /// The NDEF TLV's value: `length` usable bytes from `start`, ending (reserved bytes included) at `end`.
+        case ndef(start: Int, end: Int, length: Int)
+        /// A terminator, or the end of the data area, came before any NDEF TLV.
+        case noNDEF
+    }
+
+    /// The data area size in bytes.
+    let dataAreaSize: Int
+    /// The reserved areas announced so far.
+    private(set) var reserved = Type2ReservedAreas()
+    /// The index of the next TLV (reserved bytes not yet skipped).
+    private var position = 0
+
+    /// Creates a walker for a data area of the given size.
+    init(dataAreaSize: Int) {
+        self.dataAreaSize = dataAreaSize
+    }
+
+    /// Goes on with the walk over `bytes[0..<available]`.
+    /// - Parameters:
+    ///   - bytes: the data-area bytes read so far.
+    ///   - available: how many of them are valid (at most `bytes.count`).
+    /// - Returns: what the walk needs or found.
+    /// - Throws: `NFCTagError.malformedTLV` for a truncated TLV or a length past the data area.
+    mutating func step(_ bytes: [UInt8], available: Int) throws(NFCTagError) -> Step {
+        while true {
+            var index = reserved.firstUsable(from: position)
+            guard index < dataAreaSize else { return .noNDEF }
+            let tlvStart = index
+            guard index < available else { return .need(index + 1) }
+            let tag = bytes[index]
+            index += 1
+            if tag == 0x00 {
+                position = index
+                continue
+            }
+            if tag == 0xFE { return .noNDEF }
+
+            var length = 0
+            for lengthByte in 0..<3 {
+                index = reserved.firstUsable(from: index)
+                guard index < dataAreaSize else { throw truncated(tag, at: tlvStart) }
+                guard index < available else { return .need(index + 1) }
+                let byte = Int(bytes[index])
+                index += 1
+                if lengthByte == 0 {
+                    guard byte == 0xFF else {
+                        length = byte
+                        break
+                    }
+                } else {
+                    length = length << 8 | byte
+                }
+            }
+
+            let end = reserved.end(from: index, count: length)
+            guard end <= dataAreaSize else {
+                throw NFCTagError(
+                    .malformedTLV, offset: tlvStart + 16,
+                    "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length \(length) runs past the data area (\(dataAreaSize) bytes)"
+                )
+            }
+            switch tag {
+            case 0x03:
+                return .ndef(start: index, end: end, length: length)
+            case 0x01, 0x02:
+                guard length == 3 else {
+                    throw NFCTagError(
+                        .malformedTLV, offset: tlvStart + 16,
+                        "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length is \(length), 3 expected")
+                }
+                guard end <= available else { return .need(end) }
+                let value = reserved.usableBytes(of: bytes, from: index, to: end)
+                reserved.add(
+                    pa: value[0], bs: value[1], ps: value[2], isLock: tag == 0x01, dataAreaSize: dataAreaSize)
+            default:
+                break  // proprietary (FD) and reserved tags: skipped by length
+            }
+            position = end
+        }
+    }
+
+    /// The NDEF value found by `step`, reserved bytes left out.
+    func value(_ bytes: [UInt8], start: Int, end: Int) -> [UInt8] {
+        reserved.usableBytes(of: bytes, from: start, to: end)
+    }
+
+    /// The error for a TLV whose length is cut off by the end of the data area.
+    private func truncated(_ tag: UInt8, at tlvStart: Int) -> NFCTagError {
+        NFCTagError(
+            .malformedTLV, offset: tlvStart + 16,
+            "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length is cut off by the end of the data area (\(dataAreaSize) bytes)"
+        )
+    }
+
+    /// The name of a TLV tag for messages.
+    static func name(of tag: UInt8) -> String {
+        switch tag {
+        case 0x01: "Lock Control"
+        case 0x02: "Memory Control"
+        case 0x03: "NDEF"
+        case 0xFD: "proprietary TLV"
+        default: "TLV \(CommandName.hex(tag))"
+        }
+    }
+}
