@@ -14,11 +14,13 @@ public final class CardConnection: CardChannel {
     let activeProtocol: DWORD
     let context: PCSCContext
     private let isDisconnected = Mutex(false)
+    private let readerDuration: Mutex<Duration>
 
     /// The largest response pcsc-lite can return (`MAX_BUFFER_SIZE_EXTENDED`: extended APDUs).
     static let maximumResponseLength = 4 + 3 + (1 << 16) + 3 + 2
 
-    init(reader: String, handle: SCARDHANDLE, activeProtocol: DWORD, context: PCSCContext) {
+    init(reader: String, handle: SCARDHANDLE, activeProtocol: DWORD, context: PCSCContext, connectDuration: Duration) {
+        self.readerDuration = Mutex(connectDuration)
         self.reader = reader
         self.handle = handle
         self.activeProtocol = activeProtocol
@@ -41,15 +43,17 @@ public final class CardConnection: CardChannel {
         let handle = handle
         let reader = reader
         let activeProtocol = activeProtocol
-        return try await context.thread.run {
+        let (response, duration) = try await context.thread.run {
             var request = SCARD_IO_REQUEST(
                 dwProtocol: UInt(activeProtocol), cbPciLength: UInt(MemoryLayout<SCARD_IO_REQUEST>.size))
             var response = [UInt8](repeating: 0, count: Self.maximumResponseLength)
             var length = DWORD(response.count)
+            let start = ContinuousClock.now
             let rv = command.withUnsafeBufferPointer { commandBytes in
                 SCardTransmit(
                     handle, &request, commandBytes.baseAddress, DWORD(commandBytes.count), nil, &response, &length)
             }
+            let duration = ContinuousClock.now - start
             try check(rv, call: "SCardTransmit", reader: reader)
             // A response holds at least SW1 SW2. Some drivers (vpcd when the card leaves mid-exchange) report
             // success with no bytes: that is a failed exchange.
@@ -57,8 +61,16 @@ public final class CardConnection: CardChannel {
                 throw PCSCError(call: "SCardTransmit", reader: reader, code: PCSCError.notTransacted)
             }
             response.removeSubrange(Int(length)...)
-            return response
+            return (response, duration)
         }
+        readerDuration.withLock { $0 += duration }
+        return response
+    }
+
+    /// The time spent inside pcsc-lite waiting on pcscd and the reader: `SCardConnect` and every `SCardTransmit`
+    /// that returned a response. What a tap costs beyond it is the software's own time.
+    public var timeInReader: Duration {
+        readerDuration.withLock { $0 }
     }
 
     /// Disconnects, leaving the card powered. Safe to call more than once.

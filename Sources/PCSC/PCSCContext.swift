@@ -77,16 +77,33 @@ public final class PCSCContext: Sendable {
     /// - Throws: ``PCSCError`` from `SCardConnect` (`SCARD_E_NO_SMARTCARD`, `SCARD_W_REMOVED_CARD`, …).
     public func connect(to reader: String) async throws -> CardConnection {
         let handle = handle
-        let (card, activeProtocol) = try await thread.run {
+        let (card, activeProtocol, duration) = try await thread.run {
             var card: SCARDHANDLE = 0
             var activeProtocol: DWORD = 0
+            let start = ContinuousClock.now
             let rv = SCardConnect(
                 handle, reader, DWORD(SCARD_SHARE_SHARED), DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &card,
                 &activeProtocol)
+            let duration = ContinuousClock.now - start
             try check(rv, call: "SCardConnect", reader: reader)
-            return (card, activeProtocol)
+            return (card, activeProtocol, duration)
         }
-        return CardConnection(reader: reader, handle: card, activeProtocol: activeProtocol, context: self)
+        return CardConnection(
+            reader: reader, handle: card, activeProtocol: activeProtocol, context: self, connectDuration: duration)
+    }
+
+    /// Runs `body` on the context's own thread: card exchanges it makes through this context's connections then
+    /// call pcsc-lite directly, with no thread hop per command. Wrap a whole tag read in it.
+    ///
+    /// Blocking calls inside still never reach the cooperative pool; calls to this context from other tasks
+    /// wait until `body` suspends or ends.
+    /// - Parameter body: the work, typically connect, read, disconnect.
+    /// - Returns: what `body` returned.
+    /// - Throws: what `body` threw.
+    public func withThread<T>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(thread) {
+            try await body()
+        }
     }
 
     /// Ends a blocking wait of this context (`SCardCancel`); the waiting call reports `SCARD_E_CANCELLED`.

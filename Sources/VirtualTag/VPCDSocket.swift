@@ -74,6 +74,10 @@ struct VPCDSocket: Sendable {
         var buffer = [UInt8](repeating: 0, count: count)
         var received = 0
         while received < count {
+            // vpcd writes the length and the payload separately without TCP_NODELAY: acknowledge at once, or
+            // Nagle holds the payload until the delayed ACK (40 ms) and every command takes that long.
+            var one: Int32 = 1
+            _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_QUICKACK, &one, socklen_t(MemoryLayout<Int32>.size))
             let result = buffer.withUnsafeMutableBytes { bytes in
                 recv(descriptor, bytes.baseAddress! + received, count - received, 0)
             }
