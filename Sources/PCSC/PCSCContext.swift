@@ -66,6 +66,7 @@ public final class PCSCContext: Sendable {
     /// - Returns: one status per reader, in the same order.
     /// - Throws: ``PCSCError`` from `SCardGetStatusChange`.
     public func status(of readers: [String]) async throws -> [ReaderStatus] {
+        guard !readers.isEmpty else { return [] }
         let states = readers.map { ReaderState(name: $0, currentState: 0) }
         let result = try await waitForChange(states, timeout: 0, acceptTimeout: true)
         return result.map(ReaderStatus.init(state:))
