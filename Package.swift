@@ -75,7 +75,9 @@ let package = Package(
         ),
         .testTarget(
             name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PCSCTests", dependencies: ["PCSC", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "VirtualTagTests",
             dependencies: ["VirtualTag", "TestSupport", .product(name: "Logging", package: "swift-log")],

@@ -45,11 +45,11 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         var pending: [ReaderEvent] = []
         var needsReaderList = true
         var isServiceLost = false
-        var retryDelay: Duration
+        var retryDelay: RetryDelay
 
         init(watcher: ReaderWatcher) {
             self.watcher = watcher
-            self.retryDelay = watcher.firstRetryDelay
+            self.retryDelay = RetryDelay(first: watcher.firstRetryDelay, longest: watcher.longestRetryDelay)
         }
 
         /// The next event; `nil` only when the iterating task is cancelled.
@@ -86,7 +86,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                     if !pending.isEmpty { return }
                 }
                 let states = try await context.waitForChange(state.statesToWatch(), timeout: watcher.waitSlice)
-                retryDelay = watcher.firstRetryDelay
+                retryDelay.reset()
                 let (events, relist) = state.statesChanged(states)
                 pending += events
                 needsReaderList = needsReaderList || relist
@@ -134,8 +134,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         }
 
         private mutating func backOff() async throws {
-            try await Task.sleep(for: retryDelay)
-            retryDelay = Swift.min(retryDelay * 2, watcher.longestRetryDelay)
+            try await Task.sleep(for: retryDelay.next())
         }
     }
 }

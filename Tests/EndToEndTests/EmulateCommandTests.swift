@@ -10,7 +10,7 @@ struct EmulateCommandTests {
     let logger = Logger(label: "test")
 
     @Test func emulatedNTAG213IsReadableThroughPcscdAndCountsTheCommands() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let port = pcscd.vpcdPort(slot: 1)
             async let run = TagRouterBinary.run(
                 ["emulate", "--uri", "https://example.com/door", "--vpcd", "127.0.0.1:\(port)", "--hold", "3s"],

@@ -14,7 +14,7 @@ struct ReadCommandTests {
     }
 
     @Test func readJSONOnAnNTAG213() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let card = try Type2Card(model: .ntag213, message: try Self.uriMessage("https://example.com/door"))
             let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
             try await waitUntilPcscdSeesACard(pcscd)
@@ -30,7 +30,7 @@ struct ReadCommandTests {
     }
 
     @Test func readJSONOnAType4TagWithASmallMLe() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             var options = Type4Card.Options()
             options.maxResponseLength = 0x20
             let uri = "https://example.com/" + String(repeating: "long/", count: 20)
@@ -50,7 +50,7 @@ struct ReadCommandTests {
     }
 
     @Test func readHumanOnACardWithoutNDEF() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
                 .present(PlainISO14443Card())
             try await waitUntilPcscdSeesACard(pcscd)
@@ -65,7 +65,7 @@ struct ReadCommandTests {
     }
 
     @Test func readWaitsForATagPresentedLater() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             async let run = TagRouterBinary.run(["read", "--wait", "--json"], environment: pcscd.environment)
             try await Task.sleep(for: .milliseconds(700))
             let card = try Type2Card(model: .ultralight, message: try Self.uriMessage("tel:+123"))
@@ -79,7 +79,7 @@ struct ReadCommandTests {
     }
 
     @Test func readFailsWithOneSentenceWhenTheTagIsRippedAwayMidRead() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let card = try Type2Card(model: .ntag213, message: try Self.uriMessage("https://example.com/door"))
             let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
                 .present(card, answeringAtMost: 2)
@@ -99,7 +99,7 @@ struct ReadCommandTests {
     }
 
     @Test func readFailsWhenNoTagOrNoMatchingReader() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let none = try await TagRouterBinary.run(["read"], environment: pcscd.environment)
             #expect(none.status == 1)
             #expect(
@@ -120,7 +120,7 @@ struct ReadCommandTests {
     }
 
     @Test func readersListsEachReaderAndItsTag() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let card = try Type2Card(model: .ntag215, message: [])
             let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
             try await waitUntilPcscdSeesACard(pcscd)

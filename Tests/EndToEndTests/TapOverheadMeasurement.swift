@@ -20,7 +20,7 @@ struct TapOverheadMeasurement {
         let uri = "https://home.example.com/door/kitchen?key=1"
         let message = try NDEFMessage(records: [URIRecord(uri: uri).record]).encoded()
         let card = try VirtualTagKind(rawValue: tag)!.card(holding: message)
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
             var atr: [UInt8] = []

@@ -1,4 +1,6 @@
 import Logging
+import NDEF
+import NFCTag
 import PCSC
 import TestSupport
 import Testing
@@ -9,7 +11,7 @@ struct WatcherRecoveryTests {
     let logger = Logger(label: "test")
 
     @Test func quickRemoveAndReplaceIsANewPresentationWithAHigherEventCount() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let slot = VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
             let reader = pcscd.readerName(slot: 0)
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
@@ -40,7 +42,7 @@ struct WatcherRecoveryTests {
     }
 
     @Test func pcscdRestartIsReportedAndTheNextTagIsSeen() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let slot = VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
             let reader = pcscd.readerName(slot: 0)
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
@@ -64,18 +66,29 @@ struct WatcherRecoveryTests {
             #expect(await events.next() == .serviceBack)
             #expect(await events.next() == .readerAdded(reader))
             #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 1)))
-            let after = try slot.present(try Type2Card(model: .ultralight, message: []))
-            guard case .cardPresented(let afterReader, _, _) = await events.next() else {
+            let message = try NDEFMessage(records: [URIRecord(uri: "https://example.com/after").record]).encoded()
+            let after = try slot.present(try Type2Card(model: .ultralight, message: message))
+            guard case .cardPresented(let afterReader, let atr, _) = await events.next() else {
                 Issue.record("expected the card after the restart")
                 return
             }
             #expect(afterReader == reader)
+            let context = try await PCSCContext.establish(logger: logger)
+            let reading = try await context.withThread {
+                let connection = try await context.connect(to: reader)
+                let reading = try await TagReader().read(atr: atr, channel: connection)
+                await connection.disconnect()
+                return reading
+            }
+            await context.release()
+            #expect(reading.technology == .type2)
+            #expect(reading.content == .message(message))
             await after.remove()
         }
     }
 
     @Test func pcscdAbsentAtStartIsReportedThenWatchingBegins() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             await pcscd.stop()
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
             guard case .serviceLost(let error) = await events.next() else {
@@ -90,7 +103,7 @@ struct WatcherRecoveryTests {
     }
 
     @Test func cancellingTheWatchingTaskEndsTheSequencePromptly() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let watcher = ReaderWatcher(logger: logger)
             let task = Task {
                 var seen: [ReaderEvent] = []

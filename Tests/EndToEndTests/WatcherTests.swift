@@ -8,7 +8,7 @@ import VirtualTag
     let logger = Logger(label: "test")
 
     @Test func watcherSeesReadersThenCardPresentedAndRemoved() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
             #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 0)))
             #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 1)))
@@ -30,7 +30,7 @@ import VirtualTag
     let logger = Logger(label: "test")
 
     @Test func transmitReachesTheVirtualTagThroughPcscd() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let card = try Type2Card(model: .ntag213, message: [0xD0, 0x00, 0x00])
             let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
             let context = try await PCSCContext.establish(logger: logger)
@@ -52,7 +52,7 @@ import VirtualTag
 
 extension ConnectionTests {
     @Test func type4CardAnswersTheNDEFApplicationThroughPcscd() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             var options = Type4Card.Options()
             options.maxResponseLength = 0x3B
             let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
@@ -86,7 +86,7 @@ extension ConnectionTests {
     }
 
     @Test func tagRippedAwayMidReadFailsTheExchangeNamingTheReader() async throws {
-        try await PrivatePCSCD.withInstance { pcscd in
+        try await withPCSCD { pcscd in
             let card = try Type2Card(model: .ntag213, message: [])
             let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
                 .present(card, answeringAtMost: 1)
