@@ -18,6 +18,13 @@ public final class CardConnection: CardChannel {
 
     /// The largest response pcsc-lite can return (`MAX_BUFFER_SIZE_EXTENDED`: extended APDUs).
     static let maximumResponseLength = 4 + 3 + (1 << 16) + 3 + 2
+    /// The largest response to a short APDU (`MAX_BUFFER_SIZE`: 256 bytes of data, the status word, slack).
+    static let shortResponseLength = 264
+
+    /// The response buffer a command needs: extended commands (`00` after the header) may get 64 KiB back.
+    static func responseLength(for command: [UInt8]) -> Int {
+        command.count >= 7 && command[4] == 0 ? maximumResponseLength : shortResponseLength
+    }
 
     init(reader: String, handle: SCARDHANDLE, activeProtocol: DWORD, context: PCSCContext, connectDuration: Duration) {
         self.readerDuration = Mutex(connectDuration)
@@ -46,7 +53,7 @@ public final class CardConnection: CardChannel {
         let (response, duration) = try await context.thread.run {
             var request = SCARD_IO_REQUEST(
                 dwProtocol: UInt(activeProtocol), cbPciLength: UInt(MemoryLayout<SCARD_IO_REQUEST>.size))
-            var response = [UInt8](repeating: 0, count: Self.maximumResponseLength)
+            var response = [UInt8](repeating: 0, count: Self.responseLength(for: command))
             var length = DWORD(response.count)
             let start = ContinuousClock.now
             let rv = command.withUnsafeBufferPointer { commandBytes in

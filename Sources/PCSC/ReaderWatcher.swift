@@ -56,7 +56,9 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         public mutating func next() async -> ReaderEvent? {
             while true {
                 if !pending.isEmpty {
-                    return pending.removeFirst()
+                    let event = pending.removeFirst()
+                    watcher.log(event)
+                    return event
                 }
                 if Task.isCancelled {
                     await context?.release()
@@ -135,6 +137,22 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
 
         private mutating func backOff() async throws {
             try await Task.sleep(for: retryDelay.next())
+        }
+    }
+
+    private func log(_ event: ReaderEvent) {
+        switch event {
+        case .readerAdded(let reader):
+            logger.debug("pcsc.reader.added", metadata: ["reader.name": "\(reader)"])
+        case .readerRemoved(let reader):
+            logger.debug("pcsc.reader.removed", metadata: ["reader.name": "\(reader)"])
+        case .cardPresented(let reader, _, let count):
+            logger.debug(
+                "pcsc.card.presented", metadata: ["reader.name": "\(reader)", "reader.event_count": "\(count)"])
+        case .cardRemoved(let reader):
+            logger.debug("pcsc.card.removed", metadata: ["reader.name": "\(reader)"])
+        case .serviceLost, .serviceBack:
+            break
         }
     }
 }

@@ -31,11 +31,17 @@ public final class PresentedCard: Sendable {
         await waitUntilGone()
     }
 
-    /// Keeps the card in the reader for `duration` (or until the task is cancelled), then removes it.
+    /// Keeps the card in the reader for `duration`, then removes it. Returns early when the card is gone
+    /// before (vpcd went away, or the command limit was reached) or the task is cancelled.
     /// - Parameter duration: how long to hold the card.
     public func hold(for duration: Duration) async {
-        try? await Task.sleep(for: duration)
-        await remove()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: duration) }
+            group.addTask { await self.waitUntilGone() }
+            await group.next()
+            group.cancelAll()
+            await remove()
+        }
     }
 
     /// Waits until the card is gone: removed, vanished after its command limit, or vpcd went away.

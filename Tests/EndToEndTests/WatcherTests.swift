@@ -85,6 +85,28 @@ extension ConnectionTests {
         }
     }
 
+    @Test func extendedLengthReadsGetTheirWholeResponse() async throws {
+        try await withPCSCD { pcscd in
+            var options = Type4Card.Options()
+            options.maxResponseLength = 0x0800
+            options.isExtendedFile = true
+            let message = [UInt8](repeating: 0x5A, count: 0x0700)
+            let card = try Type4Card(message: message, options: options)
+            let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
+            let context = try await PCSCContext.establish(logger: logger)
+            let reader = pcscd.readerName(slot: 0)
+            try await waitForCard(in: reader, context: context)
+            let connection = try await context.connect(to: reader)
+            _ = try await connection.transmit([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01])
+            _ = try await connection.transmit([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04])
+            let response = try await connection.transmit([0x00, 0xB0, 0x00, 0x00, 0x00, 0x07, 0x04])
+            #expect(response == [0x00, 0x00, 0x07, 0x00] + message + [0x90, 0x00])
+            await connection.disconnect()
+            await presented.remove()
+            await context.release()
+        }
+    }
+
     @Test func tagRippedAwayMidReadFailsTheExchangeNamingTheReader() async throws {
         try await withPCSCD { pcscd in
             let card = try Type2Card(model: .ntag213, message: [])

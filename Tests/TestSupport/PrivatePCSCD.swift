@@ -119,7 +119,7 @@ public final class PrivatePCSCD: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = [
             "-m", "sh", "-c",
-            "mkdir -p /run/pcscd && mount --bind \"$1\" /run/pcscd && exec pcscd -f -a -c \"$2\"",
+            "mkdir -p /run/pcscd && mount --bind \"$1\" /run/pcscd && exec pcscd -f -c \"$2\"",
             "sh", directory + "/run", directory + "/conf.d",
         ]
         process.standardOutput = log

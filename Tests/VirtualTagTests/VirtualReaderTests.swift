@@ -56,6 +56,16 @@ struct VirtualReaderTests {
         #expect(presented.commandCount == 0)
     }
 
+    @Test func holdEndsEarlyWhenVpcdGoesAway() async throws {
+        let vpcd = try FakeVPCD()
+        let presented = try VirtualReader(port: vpcd.port, logger: logger).present(PlainISO14443Card())
+        let connection = await vpcd.accept()
+        connection.close()
+        // Without the early return this would take an hour.
+        await presented.hold(for: .seconds(3_600))
+        #expect(!presented.isPresent)
+    }
+
     @Test func unreachableVpcdIsReportedWithTheAddress() throws {
         let port: UInt16
         do {
