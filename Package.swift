@@ -57,12 +57,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "VirtualTag", dependencies: ["NDEF", "NFCTag"], swiftSettings: swiftSettings),
+        .target(
+            name: "VirtualTag",
+            dependencies: ["NDEF", "NFCTag", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "NDEF", "NFCTag", "TagRouterCore", "VirtualTag",
+                "NDEF", "NFCTag", "PCSC", "TagRouterCore", "VirtualTag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -85,7 +90,14 @@ let package = Package(
         ),
         .testTarget(
             name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PCSCTests", dependencies: ["PCSC", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "VirtualTagTests",
+            dependencies: ["VirtualTag", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "TagRouterCoreTests",
             dependencies: [
@@ -95,7 +107,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "VirtualTagTests", dependencies: ["VirtualTag"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,17 @@
+/// Something that happened to the readers pcscd knows, as reported by ``ReaderWatcher``.
+public enum ReaderEvent: Sendable, Hashable {
+    /// A reader appeared (also reported for every reader present when watching starts or pcscd comes back).
+    case readerAdded(String)
+    /// A reader went away (a card in it is first reported removed).
+    case readerRemoved(String)
+    /// A card was presented: the reader, the card's ATR, and the reader's event counter at that moment, which
+    /// tells a new presentation from an old one even when a quick swap was never seen empty.
+    case cardPresented(reader: String, atr: [UInt8], eventCount: UInt16)
+    /// The card left the reader.
+    case cardRemoved(reader: String)
+    /// pcscd cannot be reached (stopped, restarting, not installed); the watcher keeps trying with backoff.
+    /// Cards and readers it knew are reported removed right after.
+    case serviceLost(PCSCError)
+    /// pcscd is reachable again; readers and cards are reported added and presented afresh.
+    case serviceBack
+}

@@ -1,0 +1,158 @@
+public import Logging
+
+/// Watches every reader pcscd knows: an `AsyncSequence` of ``ReaderEvent`` that never ends on its own.
+///
+/// Iterating establishes a context, reports the readers and the cards already present, then waits
+/// (`SCardGetStatusChange` on a dedicated thread, with `\\?PnP?\Notification` for reader hotplug). When pcscd
+/// stops or restarts it reports ``ReaderEvent/serviceLost(_:)``, retries with backoff (100 ms doubling to 5 s),
+/// reports ``ReaderEvent/serviceBack`` and carries on. Cancelling the iterating task ends the sequence promptly
+/// (`SCardCancel`).
+public struct ReaderWatcher: AsyncSequence, Sendable {
+    /// The element type: reader events.
+    public typealias Element = ReaderEvent
+
+    let logger: Logger
+    let firstRetryDelay: Duration
+    let longestRetryDelay: Duration
+    let waitSlice: UInt32
+
+    /// Creates a watcher; nothing happens until it is iterated.
+    /// - Parameters:
+    ///   - logger: where the watcher logs.
+    ///   - firstRetryDelay: the first wait before re-establishing a lost context.
+    ///   - longestRetryDelay: the wait stops doubling here.
+    public init(
+        logger: Logger, firstRetryDelay: Duration = .milliseconds(100), longestRetryDelay: Duration = .seconds(5)
+    ) {
+        self.logger = logger
+        self.firstRetryDelay = firstRetryDelay
+        self.longestRetryDelay = longestRetryDelay
+        // Each wait ends after this many milliseconds without a change and starts again: a cancellation that
+        // lands just before a wait starts is then noticed within this time instead of never.
+        self.waitSlice = 2_000
+    }
+
+    /// Starts watching.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(watcher: self)
+    }
+
+    /// Produces the events; one per iteration of the watcher.
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
+        let watcher: ReaderWatcher
+        var context: PCSCContext?
+        var state = WatchState()
+        var pending: [ReaderEvent] = []
+        var needsReaderList = true
+        var isServiceLost = false
+        var retryDelay: RetryDelay
+
+        init(watcher: ReaderWatcher) {
+            self.watcher = watcher
+            self.retryDelay = RetryDelay(first: watcher.firstRetryDelay, longest: watcher.longestRetryDelay)
+        }
+
+        /// The next event; `nil` only when the iterating task is cancelled.
+        public mutating func next() async -> ReaderEvent? {
+            while true {
+                if !pending.isEmpty {
+                    let event = pending.removeFirst()
+                    watcher.log(event)
+                    return event
+                }
+                if Task.isCancelled {
+                    await context?.release()
+                    context = nil
+                    return nil
+                }
+                do {
+                    try await step()
+                } catch {
+                    // Only a cancelled sleep or wait gets here.
+                    await context?.release()
+                    context = nil
+                    return nil
+                }
+            }
+        }
+
+        private mutating func step() async throws {
+            guard let context else {
+                try await establish()
+                return
+            }
+            do {
+                if needsReaderList {
+                    needsReaderList = false
+                    pending += state.readersListed(try await context.readers())
+                    if !pending.isEmpty { return }
+                }
+                let states = try await context.waitForChange(state.statesToWatch(), timeout: watcher.waitSlice)
+                retryDelay.reset()
+                let (events, relist) = state.statesChanged(states)
+                pending += events
+                needsReaderList = needsReaderList || relist
+            } catch let error as PCSCError {
+                try await failed(error, context: context)
+            }
+        }
+
+        private mutating func establish() async throws {
+            do {
+                context = try await PCSCContext.establish(logger: watcher.logger)
+            } catch let error as PCSCError {
+                if !isServiceLost {
+                    isServiceLost = true
+                    watcher.logger.warning("pcsc.service.lost", metadata: ["error": "\(error)"])
+                    pending += state.serviceLost(error)
+                }
+                try await backOff()
+                return
+            }
+            needsReaderList = true
+            if isServiceLost {
+                isServiceLost = false
+                watcher.logger.info("pcsc.service.back")
+                pending.append(.serviceBack)
+            }
+        }
+
+        private mutating func failed(_ error: PCSCError, context: PCSCContext) async throws {
+            switch error.code {
+            case PCSCError.timeout:
+                return
+            case PCSCError.cancelled:
+                if Task.isCancelled { throw CancellationError() }
+            case PCSCError.unknownReader:
+                needsReaderList = true
+            default:
+                watcher.logger.warning("pcsc.service.lost", metadata: ["error": "\(error)"])
+                await context.release()
+                self.context = nil
+                isServiceLost = true
+                pending += state.serviceLost(error)
+                try await backOff()
+            }
+        }
+
+        private mutating func backOff() async throws {
+            try await Task.sleep(for: retryDelay.next())
+        }
+    }
+
+    private func log(_ event: ReaderEvent) {
+        switch event {
+        case .readerAdded(let reader):
+            logger.debug("pcsc.reader.added", metadata: ["reader.name": "\(reader)"])
+        case .readerRemoved(let reader):
+            logger.debug("pcsc.reader.removed", metadata: ["reader.name": "\(reader)"])
+        case .cardPresented(let reader, _, let count):
+            logger.debug(
+                "pcsc.card.presented", metadata: ["reader.name": "\(reader)", "reader.event_count": "\(count)"])
+        case .cardRemoved(let reader):
+            logger.debug("pcsc.card.removed", metadata: ["reader.name": "\(reader)"])
+        case .serviceLost, .serviceBack:
+            break
+        }
+    }
+}

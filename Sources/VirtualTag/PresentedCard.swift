@@ -1,0 +1,73 @@
+import Synchronization
+
+/// A card being presented on a ``VirtualReader``: count what it answered, hold it, remove it.
+public final class PresentedCard: Sendable {
+    private struct State {
+        var commandCount = 0
+        var isGone = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let socket: VPCDSocket
+    private let state = Mutex(State())
+
+    init(socket: VPCDSocket) {
+        self.socket = socket
+    }
+
+    /// How many command APDUs the card has answered (controls such as power on and ATR requests not counted).
+    public var commandCount: Int {
+        state.withLock { $0.commandCount }
+    }
+
+    /// Whether the card is still in the reader: `false` once removed, vanished, or vpcd went away.
+    public var isPresent: Bool {
+        state.withLock { !$0.isGone }
+    }
+
+    /// Takes the card away from the reader and waits until its session has ended.
+    public func remove() async {
+        socket.shutdown()
+        await waitUntilGone()
+    }
+
+    /// Keeps the card in the reader for `duration`, then removes it. Returns early when the card is gone
+    /// before (vpcd went away, or the command limit was reached) or the task is cancelled.
+    /// - Parameter duration: how long to hold the card.
+    public func hold(for duration: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: duration) }
+            group.addTask { await self.waitUntilGone() }
+            await group.next()
+            group.cancelAll()
+            await remove()
+        }
+    }
+
+    /// Waits until the card is gone: removed, vanished after its command limit, or vpcd went away.
+    public func waitUntilGone() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state in
+                if state.isGone { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow {
+                continuation.resume()
+            }
+        }
+    }
+
+    func answered() {
+        state.withLock { $0.commandCount += 1 }
+    }
+
+    func ended() {
+        let waiters = state.withLock { state in
+            state.isGone = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+}

@@ -1,0 +1,108 @@
+/// An emulated NFC Forum Type 2 tag (NTAG213/215/216, MIFARE Ultralight) answering like an ACR122U does:
+/// `FF CA 00 00 00` gives the UID, `FF B0 00 <page> <Le>` reads 16 bytes (4 pages, rolling over past the last
+/// page), `FF D6 00 <page> 04 <data>` writes one page.
+public struct Type2Card: VirtualCard {
+    /// How the memory image is laid out.
+    public struct Options: Sendable, Hashable {
+        /// The 7-byte UID.
+        public var uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x80]
+        /// The Lock Control TLV value (`PA BS PS`) to put before the NDEF TLV; `nil` for none.
+        /// Defaults to what a factory-fresh tag of the model carries.
+        public var lockControl: [UInt8]?
+        /// A Memory Control TLV value (`PA BS PS`); bytes it reserves inside the data area are skipped.
+        public var memoryControl: [UInt8]?
+        /// A read-only capability container (access byte `0F`): writes are refused.
+        public var isReadOnly = false
+        /// Bytes answered per read: 16 (ACR122U, ACR1252U) or 4 (Identiv uTrust: one page whatever Le says).
+        public var bytesPerRead = 16
+
+        /// Options for a model: its factory Lock Control TLV, 16 bytes per read.
+        /// - Parameter model: the tag model.
+        public init(model: Type2Model) {
+            lockControl = model.factoryLockControl
+        }
+    }
+
+    /// The model.
+    public let model: Type2Model
+    /// The UID.
+    public let uid: [UInt8]
+    /// The whole memory, `model.totalPages × 4` bytes.
+    public private(set) var memory: [UInt8]
+    let options: Options
+
+    /// The ATR of an ISO 14443A-3 Ultralight/NTAG storage card.
+    public var atr: [UInt8] { ATR.storageCard(standard: 0x03, cardName: 0x0003) }
+
+    /// Builds a tag holding `message` in an NDEF TLV (a 3-byte length when the message is 255 bytes or more).
+    /// - Parameters:
+    ///   - model: the tag model.
+    ///   - message: the NDEF message bytes; empty gives an empty NDEF TLV (`03 00`).
+    ///   - options: layout options; `nil` for the model's factory layout.
+    /// - Throws: ``VirtualTagError`` when the message does not fit or an option is out of range.
+    public init(model: Type2Model, message: [UInt8], options: Options? = nil) throws(VirtualTagError) {
+        let options = options ?? Options(model: model)
+        let name = model.rawValue
+        guard options.uid.count == 7 else {
+            throw .invalidOption(tag: name, option: "uid", reason: "must be 7 bytes")
+        }
+        guard options.bytesPerRead == 16 || options.bytesPerRead == 4 else {
+            throw .invalidOption(tag: name, option: "bytesPerRead", reason: "must be 4 or 16")
+        }
+        for (option, value) in [("lockControl", options.lockControl), ("memoryControl", options.memoryControl)] {
+            if let value, value.count != 3 {
+                throw .invalidOption(tag: name, option: option, reason: "must be 3 bytes (PA BS PS)")
+            }
+        }
+        self.model = model
+        self.uid = options.uid
+        self.options = options
+        self.memory = try Type2Layout(model: model, options: options).memory(holding: message)
+    }
+
+    /// Builds a tag from a raw memory image (for malformed layouts); it is padded or cut to the model's size.
+    /// - Parameters:
+    ///   - model: the tag model.
+    ///   - memory: the bytes from page 0.
+    ///   - uid: the UID answered to `FF CA`.
+    public init(model: Type2Model, memory: [UInt8], uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x80]) {
+        self.model = model
+        self.uid = uid
+        var options = Options(model: model)
+        options.uid = uid
+        self.options = options
+        let size = model.totalPages * 4
+        self.memory = Array((memory + [UInt8](repeating: 0, count: size)).prefix(size))
+    }
+
+    /// Answers one command APDU.
+    public mutating func respond(to command: [UInt8]) -> [UInt8] {
+        guard let apdu = CommandAPDU(command) else { return StatusWord.wrongLength }
+        guard apdu.cla == 0xFF else { return StatusWord.claNotSupported }
+        switch apdu.ins {
+        case 0xCA:
+            return apdu.p1 == 0x00 ? uid + StatusWord.ok : StatusWord.functionNotSupported
+        case 0xB0:
+            return read(page: Int(apdu.p2), length: apdu.le ?? 16)
+        case 0xD6:
+            return write(page: Int(apdu.p2), data: apdu.data)
+        default:
+            return StatusWord.insNotSupported
+        }
+    }
+
+    private func read(page: Int, length: Int) -> [UInt8] {
+        guard page < model.totalPages else { return StatusWord.failed }
+        let count = options.bytesPerRead == 4 ? 4 : Swift.min(length == 256 ? 16 : length, 16)
+        let start = page * 4
+        let bytes = (0..<count).map { memory[(start + $0) % memory.count] }
+        return bytes + StatusWord.ok
+    }
+
+    private mutating func write(page: Int, data: [UInt8]) -> [UInt8] {
+        guard data.count == 4 else { return StatusWord.wrongLength }
+        guard !options.isReadOnly, page >= 4, page < 4 + model.userBytes / 4 else { return StatusWord.failed }
+        memory.replaceSubrange((page * 4)..<(page * 4 + 4), with: data)
+        return StatusWord.ok
+    }
+}

@@ -1,0 +1,168 @@
+/// An emulated NFC Forum Type 4 tag: the NDEF Tag Application (mapping v1 or v2 AID), its capability container
+/// file `E1 03` and an NDEF file (standard: 2-byte NLEN, or extended: 4-byte NLEN and the `06` File Control TLV).
+public struct Type4Card: VirtualCard {
+    /// Which NDEF application the card carries.
+    public enum Mapping: Sendable, Hashable {
+        /// Mapping 1.0: AID `D2 76 00 00 85 01 00`.
+        case v1
+        /// Mapping 2.0: AID `D2 76 00 00 85 01 01`.
+        case v2
+    }
+
+    /// The card's shape.
+    public struct Options: Sendable, Hashable {
+        /// The application and its AID.
+        public var mapping = Mapping.v2
+        /// MLe: the most bytes one READ BINARY may ask for; a larger Le is refused with `67 00`.
+        public var maxResponseLength = 0xFF
+        /// MLc: the most bytes one UPDATE BINARY may carry.
+        public var maxCommandLength = 0xFF
+        /// The extended NDEF file (mapping 3.0 style): 4-byte NLEN and the `06 08` File Control TLV.
+        public var isExtendedFile = false
+        /// The NDEF file identifier.
+        public var fileID: [UInt8] = [0xE1, 0x04]
+        /// The NDEF file's size; `nil` for the message plus NLEN, at least 256 bytes.
+        public var fileSize: Int?
+        /// Write access `FF` (never) in the File Control TLV; writes are refused.
+        public var isReadOnly = false
+        /// The UID answered to `FF CA 00 00 00`.
+        public var uid: [UInt8] = [0x04, 0x52, 0x61, 0x7A, 0x3C, 0x69, 0x80]
+
+        /// Default options: mapping v2, MLe 255, standard file `E1 04`.
+        public init() {}
+    }
+
+    private enum Selection: Sendable, Hashable {
+        case none, application, capabilityContainer, ndefFile
+    }
+
+    let options: Options
+    /// The capability container file.
+    public let capabilityContainer: [UInt8]
+    /// The NDEF file: NLEN then the message, zero-padded to the file size.
+    public private(set) var ndefFile: [UInt8]
+    private var selection = Selection.none
+
+    /// The ATR of an ISO 14443-4 card as a contactless reader builds it (one historical byte, `80`).
+    public var atr: [UInt8] { ATR.contactless(historicalBytes: [0x80]) }
+
+    /// Builds a card holding `message`.
+    /// - Parameters:
+    ///   - message: the NDEF message bytes; empty gives NLEN 0.
+    ///   - options: the card's shape.
+    /// - Throws: ``VirtualTagError`` when the message does not fit or an option is out of range.
+    public init(message: [UInt8], options: Options = Options()) throws(VirtualTagError) {
+        let name = "type4"
+        guard (0x0F...0xFFFF).contains(options.maxResponseLength) else {
+            throw .invalidOption(tag: name, option: "maxResponseLength", reason: "must be 15 to 65535")
+        }
+        guard (0x01...0xFFFF).contains(options.maxCommandLength) else {
+            throw .invalidOption(tag: name, option: "maxCommandLength", reason: "must be 1 to 65535")
+        }
+        guard options.fileID.count == 2, options.fileID != [0xE1, 0x03] else {
+            throw .invalidOption(tag: name, option: "fileID", reason: "must be 2 bytes other than E1 03")
+        }
+        let nlenSize = options.isExtendedFile ? 4 : 2
+        let size = options.fileSize ?? Swift.max(256, nlenSize + message.count)
+        // READ BINARY addresses offsets up to 0x7FFF.
+        guard size <= 0x7FFF else {
+            throw .invalidOption(tag: name, option: "fileSize", reason: "must be at most 32767")
+        }
+        guard nlenSize + message.count <= size else {
+            throw .messageTooLarge(tag: name, size: message.count, capacity: size - nlenSize)
+        }
+        self.options = options
+        var nlen = withUnsafeBytes(of: UInt32(message.count).bigEndian, Array.init)
+        nlen.removeFirst(4 - nlenSize)
+        ndefFile = nlen + message + [UInt8](repeating: 0, count: size - nlenSize - message.count)
+        capabilityContainer = Self.capabilityContainer(options: options, fileSize: size)
+    }
+
+    static func capabilityContainer(options: Options, fileSize: Int) -> [UInt8] {
+        func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        let write: UInt8 = options.isReadOnly ? 0xFF : 0x00
+        let version: UInt8 = options.isExtendedFile ? 0x30 : (options.mapping == .v1 ? 0x10 : 0x20)
+        let control: [UInt8] =
+            options.isExtendedFile
+            ? [0x06, 0x08] + options.fileID + be16(fileSize >> 16) + be16(fileSize) + [0x00, write]
+            : [0x04, 0x06] + options.fileID + be16(fileSize) + [0x00, write]
+        return be16(7 + control.count) + [version] + be16(options.maxResponseLength)
+            + be16(options.maxCommandLength) + control
+    }
+
+    /// The AID of the NDEF Tag Application for a mapping.
+    public static func applicationID(_ mapping: Mapping) -> [UInt8] {
+        [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, mapping == .v1 ? 0x00 : 0x01]
+    }
+
+    /// Forgets the selected application and file.
+    public mutating func powerCycled() {
+        selection = .none
+    }
+
+    /// Answers one command APDU.
+    public mutating func respond(to command: [UInt8]) -> [UInt8] {
+        guard let apdu = CommandAPDU(command) else { return StatusWord.wrongLength }
+        switch (apdu.cla, apdu.ins) {
+        case (0xFF, 0xCA):
+            return apdu.p1 == 0x00 ? options.uid + StatusWord.ok : StatusWord.functionNotSupported
+        case (0x00, 0xA4):
+            return select(apdu)
+        case (0x00, 0xB0):
+            return readBinary(apdu)
+        case (0x00, 0xD6):
+            return updateBinary(apdu)
+        case (0x00, _), (0xFF, _):
+            return StatusWord.insNotSupported
+        default:
+            return StatusWord.claNotSupported
+        }
+    }
+
+    private mutating func select(_ apdu: CommandAPDU) -> [UInt8] {
+        switch (apdu.p1, apdu.p2) {
+        case (0x04, 0x00):
+            selection = apdu.data == Self.applicationID(options.mapping) ? .application : .none
+            return selection == .application ? StatusWord.ok : StatusWord.notFound
+        case (0x00, 0x0C), (0x00, 0x00):
+            guard selection != .none else { return StatusWord.notFound }
+            if apdu.data == [0xE1, 0x03] {
+                selection = .capabilityContainer
+            } else if apdu.data == options.fileID {
+                selection = .ndefFile
+            } else {
+                return StatusWord.notFound
+            }
+            return StatusWord.ok
+        default:
+            return StatusWord.wrongParameters
+        }
+    }
+
+    private func readBinary(_ apdu: CommandAPDU) -> [UInt8] {
+        let file: [UInt8]
+        switch selection {
+        case .capabilityContainer: file = capabilityContainer
+        case .ndefFile: file = ndefFile
+        default: return StatusWord.noCurrentFile
+        }
+        guard apdu.p1 & 0x80 == 0 else { return StatusWord.wrongParameters }
+        let offset = Int(apdu.p1) << 8 | Int(apdu.p2)
+        let length = apdu.le ?? 256
+        guard length <= options.maxResponseLength else { return StatusWord.wrongLength }
+        guard offset < file.count else { return StatusWord.wrongParameters }
+        let end = Swift.min(offset + length, file.count)
+        return Array(file[offset..<end]) + (end - offset < length ? StatusWord.endOfFile : StatusWord.ok)
+    }
+
+    private mutating func updateBinary(_ apdu: CommandAPDU) -> [UInt8] {
+        guard selection == .ndefFile else { return StatusWord.noCurrentFile }
+        guard !options.isReadOnly else { return StatusWord.failed }
+        let offset = Int(apdu.p1 & 0x7F) << 8 | Int(apdu.p2)
+        guard apdu.data.count <= options.maxCommandLength, offset + apdu.data.count <= ndefFile.count else {
+            return StatusWord.wrongLength
+        }
+        ndefFile.replaceSubrange(offset..<(offset + apdu.data.count), with: apdu.data)
+        return StatusWord.ok
+    }
+}

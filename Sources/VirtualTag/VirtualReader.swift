@@ -1,0 +1,81 @@
+import Foundation
+public import Logging
+
+/// One vpcd slot, seen by pcscd as a reader (`Virtual PCD 00 00` on vpcd's first port, `… 00 01` on the next):
+/// presenting a card there makes pcscd see a tag arrive.
+public struct VirtualReader: Sendable {
+    /// vpcd's host.
+    public let host: String
+    /// vpcd's port for this slot (Debian's default configuration: 35963).
+    public let port: UInt16
+    let logger: Logger
+
+    /// Creates the reader; nothing is connected until a card is presented.
+    /// - Parameters:
+    ///   - host: vpcd's host.
+    ///   - port: vpcd's port for the slot.
+    ///   - logger: where card sessions log.
+    public init(host: String = "127.0.0.1", port: UInt16 = 35963, logger: Logger) {
+        self.host = host
+        self.port = port
+        self.logger = logger
+    }
+
+    /// Presents a card: connects to vpcd and answers it on a dedicated thread until the card is removed.
+    /// - Parameters:
+    ///   - card: the card.
+    ///   - limit: answer only this many command APDUs, then vanish without answering the next one (a tag
+    ///     ripped away mid-read); `nil` for no limit.
+    /// - Returns: the presented card, to remove or watch.
+    /// - Throws: ``VirtualTagError/connectionFailed(host:port:reason:)`` when vpcd cannot be reached.
+    public func present(_ card: some VirtualCard, answeringAtMost limit: Int? = nil) throws -> PresentedCard {
+        let socket = try VPCDSocket.connect(host: host, port: port)
+        let presented = PresentedCard(socket: socket)
+        var logger = logger
+        logger[metadataKey: "vpcd.port"] = "\(port)"
+        let session = CardSession(card: card, socket: socket, limit: limit, presented: presented, logger: logger)
+        let thread = Thread { session.run() }
+        thread.name = "vpcd-card-\(port)"
+        thread.start()
+        logger.debug("vpcd.card.presented")
+        return presented
+    }
+}
+
+/// The loop that answers vpcd for one presented card.
+private struct CardSession<Card: VirtualCard>: Sendable {
+    let card: Card
+    let socket: VPCDSocket
+    let limit: Int?
+    let presented: PresentedCard
+    let logger: Logger
+
+    func run() {
+        var card = card
+        var answered = 0
+        loop: while let message = socket.receive() {
+            if message.count == 1 {
+                switch message[0] {
+                case 0x00, 0x01, 0x02:
+                    card.powerCycled()
+                case 0x04:
+                    guard socket.send(card.atr) else { break loop }
+                default:
+                    logger.debug("vpcd.control.unknown", metadata: ["vpcd.control": "\(message[0])"])
+                }
+                continue
+            }
+            if let limit, answered >= limit {
+                logger.debug("vpcd.card.vanished", metadata: ["vpcd.answered": "\(answered)"])
+                break
+            }
+            let response = card.respond(to: message)
+            answered += 1
+            presented.answered()
+            guard socket.send(response) else { break }
+        }
+        socket.close()
+        presented.ended()
+        logger.debug("vpcd.card.gone")
+    }
+}

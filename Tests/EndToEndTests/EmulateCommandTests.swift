@@ -1,0 +1,60 @@
+import Logging
+import NDEF
+import PCSC
+import TestSupport
+import Testing
+import VirtualTag
+
+/// `tagrouter emulate`, the built binary, presenting a tag that this test reads through the private pcscd.
+struct EmulateCommandTests {
+    let logger = Logger(label: "test")
+
+    @Test func emulatedNTAG213IsReadableThroughPcscdAndCountsTheCommands() async throws {
+        try await withPCSCD { pcscd in
+            let port = pcscd.vpcdPort(slot: 1)
+            async let run = TagRouterBinary.run(
+                ["emulate", "--uri", "https://example.com/door", "--vpcd", "127.0.0.1:\(port)", "--hold", "3s"],
+                environment: pcscd.environment)
+            let message = try NDEFMessage(records: [URIRecord(uri: "https://example.com/door").record]).encoded()
+            let expected = try Type2Card(model: .ntag213, message: message)
+            let context = try await PCSCContext.establish(logger: logger)
+            let reader = pcscd.readerName(slot: 1)
+            try await waitForCard(in: reader, context: context, within: .seconds(5))
+            #expect(try await context.status(of: [reader]).first?.atr == expected.atr)
+            let connection = try await context.connect(to: reader)
+            #expect(try await connection.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00]) == expected.uid + [0x90, 0x00])
+            for page in stride(from: 0, to: 16, by: 4) {
+                let response = try await connection.transmit([0xFF, 0xB0, 0x00, UInt8(page), 0x10])
+                #expect(response == Array(expected.memory[(page * 4)..<(page * 4 + 16)]) + [0x90, 0x00])
+            }
+            await connection.disconnect()
+            await context.release()
+            let output = try await run
+            #expect(output.status == 0, "\(output.standardError)")
+            #expect(
+                output.standardOutput
+                    == "presenting ntag213 on vpcd 127.0.0.1:\(port)\nremoved after 5 commands\n")
+        }
+    }
+
+    @Test(arguments: [
+        (["--uri", "https://a.b", "--ndef", "00"], "give exactly one of --uri, --ndef, --file"),
+        (["--ndef", "0g"], "--ndef is not hex: 0g"),
+        (["--ndef", "00", "--tag", "ntag999"], "unknown --tag ntag999"),
+        (["--ndef", "00", "--hold", "soon"], "--hold soon is not a duration"),
+        (["--ndef", "00", "--vpcd", "localhost"], "--vpcd localhost is not HOST:PORT"),
+    ])
+    func invalidOptionsAreRefusedBeforeConnecting(arguments: [String], message: String) async throws {
+        let output = try await TagRouterBinary.run(["emulate"] + arguments, environment: [:])
+        #expect(output.status == 64)
+        #expect(output.standardError.contains(message), "\(output.standardError)")
+    }
+
+    @Test func aMessageTooLargeForTheTagFailsNamingTheTag() async throws {
+        let output = try await TagRouterBinary.run(
+            ["emulate", "--ndef", String(repeating: "00", count: 50), "--tag", "ultralight", "--vpcd", "127.0.0.1:9"],
+            environment: [:])
+        #expect(output.status == 1)
+        #expect(output.standardError == "ultralight: a 50-byte NDEF message does not fit; 45 bytes are free for it\n")
+    }
+}

@@ -1,0 +1,135 @@
+import Logging
+import NDEF
+import NFCTag
+import PCSC
+import TestSupport
+import Testing
+import VirtualTag
+
+/// The watcher against a real pcscd that is stopped, restarted, or watched by a task that gets cancelled.
+struct WatcherRecoveryTests {
+    let logger = Logger(label: "test")
+
+    @Test func quickRemoveAndReplaceIsANewPresentationWithAHigherEventCount() async throws {
+        try await withPCSCD { pcscd in
+            let slot = VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
+            let reader = pcscd.readerName(slot: 0)
+            var events = ReaderWatcher(logger: logger).makeAsyncIterator()
+            _ = await events.next()
+            _ = await events.next()
+            let first = try slot.present(try Type2Card(model: .ntag213, message: []))
+            guard case .cardPresented(_, _, let firstCount) = await events.next() else {
+                Issue.record("expected the first card")
+                return
+            }
+            // The watcher is not waiting while the cards are swapped: it never sees the reader empty.
+            await first.remove()
+            let context = try await PCSCContext.establish(logger: logger)
+            try await waitForNoCard(in: reader, context: context)
+            let second = try slot.present(try Type4Card(message: []))
+            try await waitForCard(in: reader, context: context)
+            await context.release()
+            #expect(await events.next() == .cardRemoved(reader: reader))
+            guard case .cardPresented(let secondReader, let atr, let secondCount) = await events.next() else {
+                Issue.record("expected the second card")
+                return
+            }
+            #expect(secondReader == reader)
+            #expect(atr == (try Type4Card(message: [])).atr)
+            #expect(secondCount != firstCount)
+            await second.remove()
+        }
+    }
+
+    @Test func pcscdRestartIsReportedAndTheNextTagIsSeen() async throws {
+        try await withPCSCD { pcscd in
+            let slot = VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
+            let reader = pcscd.readerName(slot: 0)
+            var events = ReaderWatcher(logger: logger).makeAsyncIterator()
+            #expect(await events.next() == .readerAdded(reader))
+            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 1)))
+            let before = try slot.present(try Type2Card(model: .ntag213, message: []))
+            guard case .cardPresented = await events.next() else {
+                Issue.record("expected the card before the restart")
+                return
+            }
+            try await pcscd.restart()
+            await before.waitUntilGone()
+            guard case .serviceLost(let error) = await events.next() else {
+                Issue.record("expected serviceLost")
+                return
+            }
+            #expect(error.isServiceLost)
+            #expect(await events.next() == .cardRemoved(reader: reader))
+            #expect(await events.next() == .readerRemoved(reader))
+            #expect(await events.next() == .readerRemoved(pcscd.readerName(slot: 1)))
+            #expect(await events.next() == .serviceBack)
+            #expect(await events.next() == .readerAdded(reader))
+            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 1)))
+            let message = try NDEFMessage(records: [URIRecord(uri: "https://example.com/after").record]).encoded()
+            let after = try slot.present(try Type2Card(model: .ultralight, message: message))
+            guard case .cardPresented(let afterReader, let atr, _) = await events.next() else {
+                Issue.record("expected the card after the restart")
+                return
+            }
+            #expect(afterReader == reader)
+            let context = try await PCSCContext.establish(logger: logger)
+            let reading = try await context.withThread {
+                let connection = try await context.connect(to: reader)
+                let reading = try await TagReader().read(atr: atr, channel: connection)
+                await connection.disconnect()
+                return reading
+            }
+            await context.release()
+            #expect(reading.technology == .type2)
+            #expect(reading.content == .message(message))
+            await after.remove()
+        }
+    }
+
+    @Test func pcscdAbsentAtStartIsReportedThenWatchingBegins() async throws {
+        try await withPCSCD { pcscd in
+            await pcscd.stop()
+            var events = ReaderWatcher(logger: logger).makeAsyncIterator()
+            guard case .serviceLost(let error) = await events.next() else {
+                Issue.record("expected serviceLost")
+                return
+            }
+            #expect(error.code == PCSCError.noService)
+            try await pcscd.restart()
+            #expect(await events.next() == .serviceBack)
+            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 0)))
+        }
+    }
+
+    @Test func cancellingTheWatchingTaskEndsTheSequencePromptly() async throws {
+        try await withPCSCD { pcscd in
+            let watcher = ReaderWatcher(logger: logger)
+            let task = Task {
+                var seen: [ReaderEvent] = []
+                for await event in watcher {
+                    seen.append(event)
+                }
+                return seen
+            }
+            // Let the watcher reach its blocking wait (both readers reported, nothing else happening).
+            try await Task.sleep(for: .milliseconds(500))
+            let start = ContinuousClock.now
+            task.cancel()
+            let seen = await task.value
+            let elapsed = ContinuousClock.now - start
+            #expect(seen == [.readerAdded(pcscd.readerName(slot: 0)), .readerAdded(pcscd.readerName(slot: 1))])
+            // Each wait also ends by itself after 2 s; ending well before that shows SCardCancel reached it.
+            #expect(elapsed < .seconds(1), "cancellation took \(elapsed)")
+        }
+    }
+}
+
+/// Waits until pcscd reports the reader empty.
+func waitForNoCard(in reader: String, context: PCSCContext) async throws {
+    for _ in 0..<100 {
+        if try await context.status(of: [reader]).first?.isCardPresent == false { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw HarnessError("the card did not leave \(reader) within 2 s")
+}
