@@ -64,6 +64,12 @@ let package = Package(
         ),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TagRulesTests",
+            dependencies: ["TagRules", "TestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "VirtualTagTests", dependencies: ["VirtualTag"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
