@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "TagRouterCore", "VirtualTag",
+                "TagRouterCore", "TagRules", "VirtualTag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

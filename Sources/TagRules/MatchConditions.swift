@@ -72,11 +72,11 @@ struct MatchConditions: Sendable {
                 }
                 return Outcome(
                     matched: true,
-                    reason: explaining ? "matched: components: \(component.summary) at \(component.location)" : "")
+                    reason: explaining ? "components: \(component.summary) at \(component.location)" : "")
             }
             return fail("components: no component object matches")
         }
-        return Outcome(matched: true, reason: explaining ? "matched: \(matchedSummary)" : "")
+        return Outcome(matched: true, reason: explaining ? "all of: \(matchedSummary)" : "")
     }
 
     /// The conditions that held, for `explain`.

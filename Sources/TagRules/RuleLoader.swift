@@ -94,7 +94,10 @@ struct RuleLoader {
         knownNames = parser.knownNames
         ruleCount += parser.ruleCount
         rules += parser.rules
-        diagnostics += parser.diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        // Aliases make one node appear several times; report each problem once.
+        var seen = Set<Diagnostic>()
+        diagnostics += parser.diagnostics.filter { seen.insert($0).inserted }
+            .sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     }
 }
 
