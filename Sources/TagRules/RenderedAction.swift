@@ -54,6 +54,28 @@ public struct RenderedWebhook: Sendable, Hashable {
     public var timeout: Duration
     /// How long failed deliveries are retried.
     public var retryFor: Duration
+
+    /// Creates a rendered webhook.
+    /// - Parameters:
+    ///   - url: the URL.
+    ///   - method: the HTTP method.
+    ///   - headers: the headers, in order.
+    ///   - body: the body, nil for the event document.
+    ///   - secret: the signing secret, if any.
+    ///   - timeout: the timeout of one attempt.
+    ///   - retryFor: how long failed deliveries are retried.
+    public init(
+        url: String, method: String, headers: [HeaderField], body: String?, secret: String?, timeout: Duration,
+        retryFor: Duration
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.secret = secret
+        self.timeout = timeout
+        self.retryFor = retryFor
+    }
 }
 
 /// One HTTP header.
@@ -62,4 +84,13 @@ public struct HeaderField: Sendable, Hashable {
     public var name: String
     /// The value.
     public var value: String
+
+    /// Creates a header.
+    /// - Parameters:
+    ///   - name: the name.
+    ///   - value: the value.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
 }
