@@ -93,32 +93,34 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         return p == m
     }
 
-    /// Backtracking with a memo of failed (element, offset) states, for patterns with alternatives.
+    /// Dynamic programming over (element, offset), for patterns with alternatives: O(elements × bytes) steps,
+    /// no recursion, never exponential.
     private func matchesWithMemo(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
-        let width = s.count + 1
-        var failed = [Bool](repeating: false, count: (elements.count + 1) * width)
-        func attempt(_ p: Int, _ i: Int) -> Bool {
-            if p == elements.count { return i == s.count }
-            if failed[p * width + i] { return false }
-            switch elements[p] {
-            case .star:
-                var k = i
-                while true {
-                    if attempt(p + 1, k) { return true }
-                    if k >= s.count { break }
-                    k += UTF8Scalar.length(s, k)
+        let n = s.count
+        let m = elements.count
+        let width = n + 1
+        // table[p * width + i]: whether elements[p...] match s[i...].
+        var table = [Bool](repeating: false, count: (m + 1) * width)
+        table[m * width + n] = true
+        var i = n
+        while i >= 0 {
+            var p = m - 1
+            while p >= 0 {
+                let matched: Bool
+                switch elements[p] {
+                case .star:
+                    matched = table[(p + 1) * width + i] || (i < n && table[p * width + i + UTF8Scalar.length(s, i)])
+                case .alternatives(let options):
+                    matched = options.contains { Self.hasPrefix(s, i, $0) && table[(p + 1) * width + i + $0.count] }
+                default:
+                    matched = Self.step(elements[p], s, i).map { table[(p + 1) * width + i + $0] } ?? false
                 }
-            case .alternatives(let options):
-                for option in options where Self.hasPrefix(s, i, option) {
-                    if attempt(p + 1, i + option.count) { return true }
-                }
-            default:
-                if let length = Self.step(elements[p], s, i), attempt(p + 1, i + length) { return true }
+                table[p * width + i] = matched
+                p -= 1
             }
-            failed[p * width + i] = true
-            return false
+            i -= 1
         }
-        return attempt(0, 0)
+        return table[0]
     }
 
     /// How many bytes a single-width element consumes at `i`, or nil if it does not match there.
