@@ -4,10 +4,12 @@ import TagRules
 /// Matches per second with 10 and 10,000 rules, and loading 10,000 rules (issue 4's targets: at least 1,000,000
 /// matches/s on one core, 10,000 rules no more than 3× the cost of 10, loading 10,000 rules under one second).
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
 
     for count in [10, 10_000] {
-        let ruleSet = try! RuleSet.load(files: [("bench.yaml", RuleCorpus.yaml(ruleCount: count))], environment: [:]).get()
+        let ruleSet = try! RuleSet.load(files: [("bench.yaml", RuleCorpus.yaml(ruleCount: count))], environment: [:])
+            .get()
         let events = RuleCorpus.events(ruleCount: count)
         Benchmark("match, \(count) rules", configuration: .init(scalingFactor: .kilo)) { benchmark in
             for iteration in benchmark.scaledIterations {

@@ -37,7 +37,7 @@ extension FileParser {
 
     /// A template from a string node, with placeholder and `${}` problems reported at their column.
     func template(_ node: Node, _ what: String) -> Template? {
-        guard case .scalar(let scalar) = node else {
+        guard case .scalar(let scalar) = node, !Self.isNull(scalar) else {
             error(node, "\(what) must be a string, not \(Self.kind(node))")
             return nil
         }

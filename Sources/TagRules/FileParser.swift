@@ -62,12 +62,16 @@ final class FileParser {
 
     static func kind(_ node: Node) -> String {
         switch node {
-        case .scalar(let scalar):
-            scalar.string.isEmpty && scalar.tag.description.hasSuffix("null") ? "null" : "a string"
+        case .scalar(let scalar): isNull(scalar) ? "null" : "a string"
         case .mapping: "a mapping"
         case .sequence: "a list"
         case .alias: "an alias"
         }
+    }
+
+    /// Whether a scalar is YAML's null: empty, `~` or `null`, unquoted.
+    static func isNull(_ scalar: Node.Scalar) -> Bool {
+        scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
     }
 
     func mapping(_ node: Node, _ what: String) -> Node.Mapping? {
@@ -98,7 +102,7 @@ final class FileParser {
 
     /// A string value with `${NAME}` expanded; nil (after a diagnostic) if it is not a scalar or expansion fails.
     func string(_ node: Node, _ what: String) -> (value: String, display: String)? {
-        guard case .scalar(let scalar) = node else {
+        guard case .scalar(let scalar) = node, !Self.isNull(scalar) else {
             error(node, "\(what) must be a string, not \(Self.kind(node))")
             return nil
         }
@@ -125,7 +129,13 @@ final class FileParser {
     }
 
     func bool(_ node: Node, _ what: String) -> Bool? {
-        if case .scalar = node, let value = node.bool { return value }
+        if case .scalar(let scalar) = node, scalar.style == .plain {
+            switch scalar.string.lowercased() {
+            case "true", "yes", "on": return true
+            case "false", "no", "off": return false
+            default: break
+            }
+        }
         error(
             node,
             "\(what) must be true or false, not \(Self.kind(node) == "a string" ? "'\(node.scalar!.string)'" : Self.kind(node))"

@@ -51,26 +51,27 @@ struct ParsedURI: Sendable {
         self.host = host
         self.port = port
         let pathEnd = bytes[index...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? end
-        guard Self.isValid(bytes[index..<pathEnd], extra: "/") else { return nil }
+        guard Self.isValid(bytes[index..<pathEnd], allowsQuestionMark: false) else { return nil }
         self.path = index..<pathEnd
         index = pathEnd
         if index < end, bytes[index] == UInt8(ascii: "?") {
             let queryEnd = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? end
-            guard Self.isValid(bytes[(index + 1)..<queryEnd], extra: "/?") else { return nil }
+            guard Self.isValid(bytes[(index + 1)..<queryEnd], allowsQuestionMark: true) else { return nil }
             self.query = (index + 1)..<queryEnd
             index = queryEnd
         } else {
             self.query = nil
         }
         if index < end {
-            guard Self.isValid(bytes[(index + 1)..<end], extra: "/?") else { return nil }
+            guard Self.isValid(bytes[(index + 1)..<end], allowsQuestionMark: true) else { return nil }
             self.fragment = (index + 1)..<end
         } else {
             self.fragment = nil
         }
     }
 
-    private static func isValid(_ part: ArraySlice<UInt8>, extra: String) -> Bool {
+    /// Whether `part` is made of `pchar`, `/` (and `?` when allowed) and well-formed `%XX` escapes.
+    private static func isValid(_ part: ArraySlice<UInt8>, allowsQuestionMark: Bool) -> Bool {
         var index = part.startIndex
         while index < part.endIndex {
             let byte = part[index]
@@ -81,7 +82,10 @@ struct ParsedURI: Sendable {
                 index += 3
                 continue
             }
-            guard URIText.isPathCharacter(byte) || extra.utf8.contains(byte) else { return false }
+            guard
+                URIText.isPathCharacter(byte) || byte == UInt8(ascii: "/")
+                    || (allowsQuestionMark && byte == UInt8(ascii: "?"))
+            else { return false }
             index += 1
         }
         return true
@@ -91,7 +95,9 @@ struct ParsedURI: Sendable {
     private static func authority(_ part: ArraySlice<UInt8>) -> (host: String, port: Int?)? {
         var hostPart = part
         if let at = part.lastIndex(of: UInt8(ascii: "@")) {
-            guard isValid(part[..<at], extra: "") else { return nil }
+            guard isValid(part[..<at], allowsQuestionMark: false), !part[..<at].contains(UInt8(ascii: "/")) else {
+                return nil
+            }
             hostPart = part[(at + 1)...]
         }
         var portText: ArraySlice<UInt8> = []

@@ -1,11 +1,13 @@
 /// Which rules can possibly match a URI, so that a match costs the same with 10 rules or 10,000 (RULES.md
 /// performance goal): rules with `domains` are bucketed by exact host (hashed) and by the parent domain of
-/// wildcard entries (looked up label by label from the right), rules with only `schemes` by scheme; rules with
-/// no URI condition are always candidates. Buckets hold rule indices in load order.
+/// wildcard entries (looked up label by label from the right), rules with only `schemes` by scheme, rules with
+/// no URI condition but a `uid` list by UID (hashed); the remaining rules are always candidates. Buckets hold
+/// rule indices in load order.
 struct RuleIndex: Sendable {
     private var exactHosts: [String: [Int]] = [:]
-    private var wildcardParents: [String: [Int]] = [:]
+    private var wildcardParents: [Substring: [Int]] = [:]
     private var schemes: [String: [Int]] = [:]
+    private var uids: [String: [Int]] = [:]
     private var uriIndependent: [Int] = []
 
     init(rules: [Rule]) {
@@ -14,14 +16,16 @@ struct RuleIndex: Sendable {
             if let domains = conditions.domains {
                 for domain in domains {
                     if domain.isWildcard {
-                        Self.append(index, to: &wildcardParents[domain.host, default: []])
+                        Self.append(index, to: &wildcardParents[Substring(domain.host), default: []])
                     } else {
                         Self.append(index, to: &exactHosts[domain.host, default: []])
                     }
                 }
             } else if let schemeList = conditions.schemes {
                 for scheme in schemeList { Self.append(index, to: &schemes[scheme, default: []]) }
-            } else if !conditions.needsURI {
+            } else if let uidList = conditions.uids {
+                for uid in uidList { Self.append(index, to: &uids[uid, default: []]) }
+            } else {
                 uriIndependent.append(index)
             }
         }
@@ -32,10 +36,19 @@ struct RuleIndex: Sendable {
     }
 
     /// The indices of the rules that may match, in load order, without duplicates.
-    func candidates(for uri: ParsedURI?) -> [Int] {
-        guard let uri else { return uriIndependent }
+    func candidates(for uri: ParsedURI?, uid: String?) -> [Int] {
         var lists: [[Int]] = []
         if !uriIndependent.isEmpty { lists.append(uriIndependent) }
+        if let uid, let bucket = uids[uid] { lists.append(bucket) }
+        if let uri { addCandidates(for: uri, to: &lists) }
+        switch lists.count {
+        case 0: return []
+        case 1: return lists[0]
+        default: return Self.merge(lists)
+        }
+    }
+
+    private func addCandidates(for uri: ParsedURI, to lists: inout [[Int]]) {
         if let bucket = schemes[uri.scheme] { lists.append(bucket) }
         if let host = uri.host {
             if let bucket = exactHosts[host] { lists.append(bucket) }
@@ -43,14 +56,9 @@ struct RuleIndex: Sendable {
                 var rest = Substring(host)
                 while let dot = rest.firstIndex(of: ".") {
                     rest = rest[rest.index(after: dot)...]
-                    if let bucket = wildcardParents[String(rest)] { lists.append(bucket) }
+                    if let bucket = wildcardParents[rest] { lists.append(bucket) }
                 }
             }
-        }
-        switch lists.count {
-        case 0: return []
-        case 1: return lists[0]
-        default: return Self.merge(lists)
         }
     }
 

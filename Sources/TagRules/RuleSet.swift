@@ -43,7 +43,7 @@ public struct RuleSet: Sendable {
     public func match(_ event: TagEvent) -> [MatchedRule] {
         var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
         var matched: [MatchedRule] = []
-        for candidate in index.candidates(for: subject?.uri) {
+        for candidate in index.candidates(for: subject?.uri, uid: event.uid) {
             let rule = rules[candidate]
             guard rule.conditions.evaluate(event, &subject, explaining: false).matched else { continue }
             matched.append(MatchedRule(index: candidate, rule: rule))
@@ -57,7 +57,7 @@ public struct RuleSet: Sendable {
     /// - Returns: one explanation per rule.
     public func explain(_ event: TagEvent) -> [Explanation] {
         var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
-        let candidates = Set(index.candidates(for: subject?.uri))
+        let candidates = Set(index.candidates(for: subject?.uri, uid: event.uid))
         var decided = false
         return rules.enumerated().map { position, rule in
             if decided {

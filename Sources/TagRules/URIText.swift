@@ -87,6 +87,12 @@ enum URIText {
 
     /// RFC 3986 `pchar` minus `%` (checked separately): unreserved, sub-delims, `:` and `@`.
     static func isPathCharacter(_ byte: UInt8) -> Bool {
-        isUnreserved(byte) || "!$&'()*+,;=:@".utf8.contains(byte)
+        pathCharacters[Int(byte)]
+    }
+
+    /// A lookup table for ``isPathCharacter(_:)``: URIs are checked byte by byte on every match.
+    private static let pathCharacters: [Bool] = (0..<256).map { value in
+        let byte = UInt8(value)
+        return isUnreserved(byte) || "!$&'()*+,;=:@".utf8.contains(byte)
     }
 }
