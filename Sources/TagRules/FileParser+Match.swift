@@ -141,10 +141,14 @@ extension FileParser {
             host = host[..<colon]
         }
         let normalized: String?
-        if host.allSatisfy(\.isASCII) {
-            let lowered = host.lowercased()
-            let valid = !lowered.isEmpty && lowered.allSatisfy { $0.isLetter || $0.isNumber || "-._".contains($0) }
-            normalized = valid ? lowered : nil
+        if host.utf8.allSatisfy({ $0 < 0x80 }) {
+            let valid =
+                !host.isEmpty
+                && host.utf8.allSatisfy {
+                    URIText.isAlpha($0) || URIText.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+                        || $0 == UInt8(ascii: "_")
+                }
+            normalized = valid ? URIText.asciiLowercased(host.utf8) : nil
         } else {
             normalized = ParsedURI.idnaHost(String(host))
         }

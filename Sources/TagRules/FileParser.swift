@@ -4,7 +4,9 @@ import Yams
 final class FileParser {
     let file: String
     let directory: String
-    let lines: [Substring]
+    let text: String
+    /// The file's lines, split only when a diagnostic needs one.
+    lazy var lines: [Substring] = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
     let expander: TemplateParser
     let environment: [String: String]
     var diagnostics: [Diagnostic] = []
@@ -25,7 +27,7 @@ final class FileParser {
     ) {
         self.file = file
         self.directory = directory
-        self.lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        self.text = text
         self.environment = environment
         self.expander = TemplateParser(environment: environment)
         self.knownNames = knownNames

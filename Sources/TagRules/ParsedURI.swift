@@ -26,23 +26,29 @@ struct ParsedURI: Sendable {
 
     /// Parses `text`; nil when it is not a valid RFC 3986 URI even after percent-encoding non-ASCII characters.
     init?(_ text: String) {
-        let bytes = URIText.normalizedEncoding(Array(text.utf8))
+        let bytes = URIText.normalizedEncoding(text.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, URIText.isAlpha(bytes[0]) else {
             return nil
         }
         for byte in bytes[..<colon]
-        where !(URIText.isAlpha(byte) || URIText.isDigit(byte) || "+-.".utf8.contains(byte)) {
+        where
+            !(URIText.isAlpha(byte) || URIText.isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "."))
+        {
             return nil
         }
         self.bytes = bytes
-        self.scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+        self.scheme = URIText.asciiLowercased(bytes[..<colon])
         var index = colon + 1
         let end = bytes.count
         var host: String?
         var port: Int?
         if end - index >= 2, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") {
             let start = index + 2
-            let authorityEnd = bytes[start...].firstIndex { "/?#".utf8.contains($0) } ?? end
+            let authorityEnd =
+                bytes[start...].firstIndex {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                } ?? end
             guard let authority = Self.authority(bytes[start..<authorityEnd]) else { return nil }
             host = authority.host
             port = authority.port
@@ -131,7 +137,7 @@ struct ParsedURI: Sendable {
         }
         guard raw.contains(UInt8(ascii: "%")) else {
             guard raw.allSatisfy({ URIText.isPathCharacter($0) && $0 != UInt8(ascii: ":") }) else { return nil }
-            return String(decoding: raw, as: UTF8.self).lowercased()
+            return URIText.asciiLowercased(raw)
         }
         let decoded = URIText.percentDecoded(raw)
         guard let text = String(validating: decoded, as: UTF8.self) else { return nil }

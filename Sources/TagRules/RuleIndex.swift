@@ -1,11 +1,18 @@
 /// Which rules can possibly match a URI, so that a match costs the same with 10 rules or 10,000 (RULES.md
-/// performance goal): rules with `domains` are bucketed by exact host (hashed) and by the parent domain of
-/// wildcard entries (looked up label by label from the right), rules with only `schemes` by scheme, rules with
+/// performance goal): rules with `domains` are bucketed by scheme and exact host (hashed) and by scheme and the
+/// parent domain of wildcard entries (looked up label by label from the right; a `domains` rule without
+/// `schemes` is filed under http and https), rules with only `schemes` by scheme, rules with
 /// no URI condition but a `uid` list by UID (hashed); the remaining rules are always candidates. Buckets hold
 /// rule indices in load order.
 struct RuleIndex: Sendable {
-    private var exactHosts: [String: [Int]] = [:]
-    private var wildcardParents: [Substring: [Int]] = [:]
+    /// A scheme and a host (or parent domain), hashed together without building a string.
+    struct HostKey: Hashable, Sendable {
+        var scheme: String
+        var host: Substring
+    }
+
+    private var exactHosts: [HostKey: [Int]] = [:]
+    private var wildcardParents: [HostKey: [Int]] = [:]
     private var schemes: [String: [Int]] = [:]
     private var uids: [String: [Int]] = [:]
     private var uriIndependent: [Int] = []
@@ -14,11 +21,14 @@ struct RuleIndex: Sendable {
         for (index, rule) in rules.enumerated() {
             let conditions = rule.conditions
             if let domains = conditions.domains {
-                for domain in domains {
-                    if domain.isWildcard {
-                        Self.append(index, to: &wildcardParents[Substring(domain.host), default: []])
-                    } else {
-                        Self.append(index, to: &exactHosts[domain.host, default: []])
+                for scheme in conditions.schemes ?? ["http", "https"] {
+                    for domain in domains {
+                        let key = HostKey(scheme: scheme, host: Substring(domain.host))
+                        if domain.isWildcard {
+                            Self.append(index, to: &wildcardParents[key, default: []])
+                        } else {
+                            Self.append(index, to: &exactHosts[key, default: []])
+                        }
                     }
                 }
             } else if let schemeList = conditions.schemes {
@@ -37,26 +47,39 @@ struct RuleIndex: Sendable {
 
     /// The indices of the rules that may match, in load order, without duplicates.
     func candidates(for uri: ParsedURI?, uid: String?) -> [Int] {
-        var lists: [[Int]] = []
+        var lists = Buckets()
         if !uriIndependent.isEmpty { lists.append(uriIndependent) }
         if let uid, let bucket = uids[uid] { lists.append(bucket) }
         if let uri { addCandidates(for: uri, to: &lists) }
-        switch lists.count {
-        case 0: return []
-        case 1: return lists[0]
-        default: return Self.merge(lists)
+        if let single = lists.single { return single }
+        return lists.more.isEmpty ? [] : Self.merge(lists.more)
+    }
+
+    /// The buckets that apply to one event; one bucket (the common case) needs no array of arrays.
+    private struct Buckets {
+        var single: [Int]?
+        var more: [[Int]] = []
+
+        mutating func append(_ bucket: [Int]) {
+            if more.isEmpty, single == nil {
+                single = bucket
+            } else {
+                if let first = single { more.append(first) }
+                single = nil
+                more.append(bucket)
+            }
         }
     }
 
-    private func addCandidates(for uri: ParsedURI, to lists: inout [[Int]]) {
+    private func addCandidates(for uri: ParsedURI, to lists: inout Buckets) {
         if let bucket = schemes[uri.scheme] { lists.append(bucket) }
         if let host = uri.host {
-            if let bucket = exactHosts[host] { lists.append(bucket) }
+            if let bucket = exactHosts[HostKey(scheme: uri.scheme, host: Substring(host))] { lists.append(bucket) }
             if !wildcardParents.isEmpty {
                 var rest = Substring(host)
-                while let dot = rest.firstIndex(of: ".") {
-                    rest = rest[rest.index(after: dot)...]
-                    if let bucket = wildcardParents[rest] { lists.append(bucket) }
+                while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
+                    rest = rest[rest.utf8.index(after: dot)...]
+                    if let bucket = wildcardParents[HostKey(scheme: uri.scheme, host: rest)] { lists.append(bucket) }
                 }
             }
         }

@@ -44,8 +44,9 @@ public struct RuleSet: Sendable {
         var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
         var matched: [MatchedRule] = []
         for candidate in index.candidates(for: subject?.uri, uid: event.uid) {
+            // Evaluated in place: copying a Rule per candidate would retain all its fields.
+            guard rules[candidate].conditions.evaluate(event, &subject, explaining: false).matched else { continue }
             let rule = rules[candidate]
-            guard rule.conditions.evaluate(event, &subject, explaining: false).matched else { continue }
             matched.append(MatchedRule(index: candidate, rule: rule))
             if !rule.continues { break }
         }

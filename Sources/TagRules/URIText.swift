@@ -4,18 +4,34 @@ enum URIText {
 
     /// Percent-encodes non-ASCII bytes as `%XX` and upper-cases the hex digits of existing escapes
     /// (RFC 3986, 6.2.2.1), so that the same URI always reads the same.
+    static func normalizedEncoding(_ text: String.UTF8View) -> [UInt8] {
+        if let bytes = text.withContiguousStorageIfAvailable({ normalizedEncoding($0) }) { return bytes }
+        return normalizedEncoding(Array(text))
+    }
+
+    /// The same normalization over bytes.
     static func normalizedEncoding(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { normalizedEncoding($0) }
+    }
+
+    private static func normalizedEncoding(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        // The common case, plain ASCII without escapes, is one copy.
+        if !bytes.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }) { return Array(bytes) }
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
+        out.reserveCapacity(bytes.count + bytes.count / 2)
         var i = 0
         while i < bytes.count {
             let byte = bytes[i]
             if byte >= 0x80 {
-                out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
             } else if byte == UInt8(ascii: "%"), i + 2 < bytes.count, let high = hexValue(bytes[i + 1]),
                 let low = hexValue(bytes[i + 2])
             {
-                out += [byte, hexDigits[Int(high)], hexDigits[Int(low)]]
+                out.append(byte)
+                out.append(hexDigits[Int(high)])
+                out.append(hexDigits[Int(low)])
                 i += 3
                 continue
             } else {
@@ -61,6 +77,16 @@ enum URIText {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ASCII bytes lower-cased into a string (bytes of 0x80 and above are kept as they are).
+    static func asciiLowercased<C: Collection<UInt8>>(_ bytes: C) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() {
+                buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
     }
 
     static func hexValue(_ byte: UInt8) -> UInt8? {
