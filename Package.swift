@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagRouterCore", "VirtualTag",
+                "NDEF", "NFCTag", "PCSC", "TagRouterCore", "TagRules", "VirtualTag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -96,6 +96,12 @@ let package = Package(
         .testTarget(
             name: "VirtualTagTests",
             dependencies: ["VirtualTag", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TagRulesTests",
+            dependencies: ["TagRules", "TestSupport"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

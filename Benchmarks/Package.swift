@@ -1,8 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Benchmarks for TagRouter's hot paths (package-benchmark). Run with `make bench`, or
-/// `cd Benchmarks && swift package --disable-sandbox benchmark`.
+/// Benchmarks for TagRouter's hot paths (package-benchmark), in their own package so the main build stays lean.
+/// Run with `make bench`, or `cd Benchmarks && swift package --disable-sandbox benchmark`.
 let package = Package(
     name: "TagRouterBenchmarks",
     platforms: [.macOS(.v15)],
@@ -19,7 +19,16 @@ let package = Package(
             ],
             path: "NDEFBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "RulesBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "TagRules", package: "TagRouter"),
+            ],
+            path: "RulesBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

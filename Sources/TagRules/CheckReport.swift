@@ -1,0 +1,66 @@
+import Foundation
+
+/// The outcome of `tagrouter check`: every diagnostic, and the rule and file counts on success.
+public struct CheckReport: Sendable, Encodable {
+    /// Whether the rules load without errors (warnings allowed).
+    public var succeeded: Bool
+    /// How many rules were read.
+    public var ruleCount: Int
+    /// How many files were read.
+    public var fileCount: Int
+    /// Every error and warning.
+    public var diagnostics: [Diagnostic]
+
+    /// Loads and validates rules sources.
+    /// - Parameters:
+    ///   - sources: files and folders.
+    ///   - environment: the variables `${NAME}` may name.
+    public init(sources: [String], environment: [String: String]) {
+        self.init(RuleSet.load(sources: sources, environment: environment))
+    }
+
+    /// Summarizes a load result.
+    /// - Parameter result: the load result.
+    public init(_ result: LoadResult) {
+        succeeded = result.ruleSet != nil
+        ruleCount = result.ruleCount
+        fileCount = result.fileCount
+        diagnostics = result.diagnostics
+    }
+
+    /// The human rendering: diagnostics compiler style, then `12 rules in 3 files` on success.
+    public var text: String {
+        var parts = diagnostics.map(\.description)
+        if succeeded {
+            parts.append(
+                "\(ruleCount) rule\(ruleCount == 1 ? "" : "s") in \(fileCount) file\(fileCount == 1 ? "" : "s")")
+        } else {
+            let errors = diagnostics.count { $0.severity == .error }
+            parts.append("\(errors) error\(errors == 1 ? "" : "s")")
+        }
+        return parts.joined(separator: "\n")
+    }
+
+    /// The JSON rendering for editors and CI: `{"succeeded", "ruleCount", "fileCount", "diagnostics": [...]}`.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+}
+
+/// Where rules are read from when no source is given.
+public enum DefaultRulesPath {
+    /// `$TAGROUTER_RULES`; otherwise `/etc/tagrouter/rules` for root; otherwise
+    /// `$XDG_CONFIG_HOME/tagrouter/rules`, or `~/.config/tagrouter/rules`.
+    /// - Parameters:
+    ///   - environment: the process environment.
+    ///   - isRoot: whether the process runs as root.
+    /// - Returns: the path.
+    public static func resolve(environment: [String: String], isRoot: Bool) -> String {
+        if let path = environment["TAGROUTER_RULES"], !path.isEmpty { return path }
+        if isRoot { return "/etc/tagrouter/rules" }
+        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty { return config + "/tagrouter/rules" }
+        return (environment["HOME"] ?? "~") + "/.config/tagrouter/rules"
+    }
+}

@@ -1,0 +1,35 @@
+/// One `domains` entry: an exact host or `*.` followed by a parent domain, optionally with a port.
+public struct DomainPattern: Sendable, Hashable, CustomStringConvertible {
+    /// The host, lower-case ASCII (punycode for IDN), without the `*.` of a wildcard entry.
+    public var host: String
+    /// Whether the entry is `*.host`: any subdomain at any depth, not `host` itself.
+    public var isWildcard: Bool
+    /// The port the URI must use, if the entry names one.
+    public var port: Int?
+
+    /// The entry as it could be written.
+    public var description: String {
+        (isWildcard ? "*." : "") + host + (port.map { ":\($0)" } ?? "")
+    }
+
+    /// Whether a URI host (normalized) and its effective port match this entry.
+    func matches(host candidate: String, port candidatePort: Int?) -> Bool {
+        if let port, port != candidatePort { return false }
+        if isWildcard {
+            return candidate.utf8.count > host.utf8.count + 1 && candidate.hasSuffix("." + host)
+        }
+        return candidate == host
+    }
+}
+
+/// One `mime` entry: `type/subtype` or `type/*`, lower case.
+struct MIMEPattern: Sendable, Hashable {
+    var type: String
+    /// nil for `type/*`.
+    var subtype: String?
+
+    func matches(_ mediaType: String) -> Bool {
+        guard let subtype else { return mediaType.hasPrefix(type + "/") }
+        return mediaType == type + "/" + subtype
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Yams
+
+extension FileParser {
+    static let runKeys = ["argv", "timeout", "env", "cwd"]
+    static let webhookKeys = ["url", "method", "headers", "body", "secret", "timeout", "retryFor"]
+
+    /// Parses an `actions:` list: each item a mapping with exactly one of `run`, `open`, `webhook`.
+    func parseActionList(_ node: Node, context: String) -> [Action] {
+        guard case .sequence(let list) = node else {
+            error(node, "'actions' must be a list, not \(Self.kind(node))")
+            return []
+        }
+        if list.isEmpty { error(node, "'actions' is empty \(context)") }
+        var actions: [Action] = []
+        for item in list {
+            guard let mapping = mapping(item, "an action") else { continue }
+            let entries = entries(mapping, allowed: ["run", "open", "webhook"], context: "in an action \(context)")
+            if entries.count != 1 {
+                if mapping.count <= 1 { continue }
+                error(item, "an action has exactly one of 'run', 'open' or 'webhook' \(context)")
+                continue
+            }
+            if let action = parseAction(entries[0].key, entries[0].value, context: context) { actions.append(action) }
+        }
+        return actions
+    }
+
+    /// Parses one `run`, `open` or `webhook` value.
+    func parseAction(_ kind: String, _ node: Node, context: String) -> Action? {
+        switch kind {
+        case "open": return template(node, "'open'").map { .open($0) }
+        case "run": return parseRun(node, context: context).map { .run($0) }
+        default: return parseWebhook(node, context: context).map { .webhook($0) }
+        }
+    }
+
+    /// A template from a string node, with placeholder and `${}` problems reported at their column.
+    func template(_ node: Node, _ what: String) -> Template? {
+        guard case .scalar(let scalar) = node, !Self.isNull(scalar) else {
+            error(node, "\(what) must be a string, not \(Self.kind(node))")
+            return nil
+        }
+        do {
+            return try expander.template(scalar.string)
+        } catch {
+            self.error(node, offset: error.offset, error.message)
+            return nil
+        }
+    }
+
+    private func parseRun(_ node: Node, context: String) -> RunAction? {
+        var run = RunAction(argv: [], environment: [], cwd: nil, timeout: .seconds(10))
+        var argvNode = node
+        if case .mapping(let runMapping) = node {
+            let items = entries(runMapping, allowed: Self.runKeys, context: "in 'run' \(context)")
+            guard let argv = items.first(where: { $0.key == "argv" }) else {
+                error(node, "'run' has no 'argv' \(context)")
+                return nil
+            }
+            argvNode = argv.value
+            for item in items {
+                switch item.key {
+                case "timeout": run.timeout = duration(item.value, "'timeout'") ?? run.timeout
+                case "cwd": run.cwd = string(item.value, "'cwd'")?.value
+                case "env":
+                    guard let env = mapping(item.value, "'env'") else { continue }
+                    for (nameNode, valueNode) in env {
+                        guard let (name, _) = string(nameNode, "an environment variable name") else { continue }
+                        if let value = template(valueNode, "the value of '\(name)'") {
+                            run.environment.append(EnvironmentEntry(name: name, value: value))
+                        }
+                    }
+                default: break
+                }
+            }
+        }
+        guard case .sequence(let list) = argvNode else {
+            error(
+                argvNode,
+                "'run' must be a list of arguments (argv) or a mapping with 'argv', not \(Self.kind(argvNode))")
+            return nil
+        }
+        guard !list.isEmpty else {
+            error(argvNode, "'run' has an empty argv \(context)")
+            return nil
+        }
+        for item in list {
+            guard let element = template(item, "an argv element") else { return nil }
+            run.argv.append(element)
+        }
+        checkProgram(run.argv[0], node: list[list.startIndex])
+        return run
+    }
+
+    /// Warns when a relative program is not on PATH (RULES.md: a warning, since PATH may differ at run time).
+    private func checkProgram(_ program: Template, node: Node) {
+        guard program.isStatic else { return }
+        let name = program.staticPrefix
+        if name.hasPrefix("/") { return }
+        if name.contains("/") {
+            warning(node, "program '\(name)' is a relative path; it depends on the router's working directory")
+            return
+        }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let found = path.split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
+        }
+        if !found { warning(node, "program '\(name)' is not found on PATH") }
+    }
+
+    private func parseWebhook(_ node: Node, context: String) -> WebhookAction? {
+        guard let webhookMapping = mapping(node, "'webhook'") else { return nil }
+        let items = entries(webhookMapping, allowed: Self.webhookKeys, context: "in 'webhook' \(context)")
+        guard let urlItem = items.first(where: { $0.key == "url" }) else {
+            error(node, "'webhook' has no 'url' \(context)")
+            return nil
+        }
+        guard let url = template(urlItem.value, "'url'") else { return nil }
+        let prefix = url.staticPrefix.lowercased()
+        guard prefix.hasPrefix("http://") || prefix.hasPrefix("https://") else {
+            let shown = url.isStatic ? url.description : (urlItem.value.scalar?.string ?? "")
+            error(urlItem.value, "webhook url '\(shown)' is not http:// or https://")
+            return nil
+        }
+        var webhook = WebhookAction(
+            url: url, method: "POST", headers: [], body: nil, bodyIsJSON: true, secret: nil, timeout: .seconds(5),
+            retryFor: .seconds(86_400))
+        for item in items {
+            switch item.key {
+            case "method":
+                guard let (method, display) = string(item.value, "'method'") else { continue }
+                let upper = method.uppercased()
+                if upper.isEmpty || !upper.allSatisfy({ $0.isASCII && $0.isLetter }) {
+                    error(item.value, "invalid HTTP method '\(display)'")
+                }
+                webhook.method = upper
+            case "headers":
+                guard let headers = mapping(item.value, "'headers'") else { continue }
+                for (nameNode, valueNode) in headers {
+                    guard let (name, _) = string(nameNode, "a header name") else { continue }
+                    if name.isEmpty
+                        || !name.allSatisfy({
+                            $0.isASCII && ($0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0))
+                        })
+                    {
+                        error(nameNode, "invalid header name '\(name)'")
+                        continue
+                    }
+                    guard let value = template(valueNode, "header '\(name)'") else { continue }
+                    if value.segments.contains(where: {
+                        if case .literal(let text) = $0 { text.contains(where: \.isNewline) } else { false }
+                    }) {
+                        error(valueNode, "header '\(name)' contains a line break")
+                        continue
+                    }
+                    if name.lowercased() == "content-type", !value.staticPrefix.lowercased().contains("json") {
+                        webhook.bodyIsJSON = false
+                    }
+                    webhook.headers.append(.init(name: name, value: value))
+                }
+            case "body": webhook.body = template(item.value, "'body'")
+            case "secret": webhook.secret = template(item.value, "'secret'")
+            case "timeout": webhook.timeout = duration(item.value, "'timeout'") ?? webhook.timeout
+            case "retryFor": webhook.retryFor = duration(item.value, "'retryFor'") ?? webhook.retryFor
+            default: break
+            }
+        }
+        return webhook
+    }
+}

@@ -1,0 +1,73 @@
+import Yams
+
+extension FileParser {
+    static let ruleKeys = [
+        "name", "description", "match", "run", "open", "webhook", "actions", "continue", "cooldown", "caseSensitive",
+        "percentEncoded",
+    ]
+
+    /// Parses one rule; nil (after diagnostics) if it is invalid.
+    func parseRule(_ node: Node) -> Rule? {
+        guard let mapping = mapping(node, "a rule") else { return nil }
+        let errorsBefore = diagnostics.count { $0.severity == .error }
+        let nameNode = mapping["name"]
+        let rawName = nameNode?.scalar?.string
+        let context = rawName.map { "in rule '\($0)'" } ?? "in rule #\(ruleCount)"
+        let items = entries(mapping, allowed: Self.ruleKeys, context: context)
+        var name = ""
+        if let nameNode {
+            if let (value, _) = string(nameNode, "a rule name") {
+                name = value
+                if value.isEmpty
+                    || !value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+                {
+                    error(nameNode, "rule name '\(value)' may only contain letters, digits, '.', '_' and '-'")
+                } else if let first = knownNames[value] {
+                    error(nameNode, "duplicate rule name '\(value)' (first defined at \(first))")
+                } else {
+                    knownNames[value] = location(nameNode)
+                }
+            }
+        } else {
+            error(node, "rule #\(ruleCount) has no 'name'")
+        }
+        var caseSensitive = defaultCaseSensitive
+        var percentEncoded = defaultPercentEncoded
+        for item in items {
+            if item.key == "caseSensitive" { caseSensitive = bool(item.value, "'caseSensitive'") ?? caseSensitive }
+            if item.key == "percentEncoded" { percentEncoded = bool(item.value, "'percentEncoded'") ?? percentEncoded }
+        }
+        var conditions: MatchConditions?
+        var actions: [Action] = []
+        var continues = false
+        var cooldown = defaultCooldown
+        for item in items {
+            switch item.key {
+            case "match":
+                conditions = parseMatch(
+                    item.value, keyNode: item.keyNode, context: context,
+                    mode: MatchSubject.Mode(percentEncoded: percentEncoded, caseSensitive: caseSensitive))
+            case "run", "open", "webhook":
+                if let action = parseAction(item.key, item.value, context: context) { actions.append(action) }
+            case "actions":
+                actions += parseActionList(item.value, context: context)
+            case "continue":
+                continues = bool(item.value, "'continue'") ?? false
+            case "cooldown":
+                cooldown = duration(item.value, "'cooldown'") ?? cooldown
+            case "description":
+                _ = string(item.value, "'description'")
+            default:
+                break
+            }
+        }
+        if mapping["match"] == nil { error(node, "rule '\(name)' has no 'match'") }
+        let hasActionKey = items.contains { ["run", "open", "webhook", "actions"].contains($0.key) }
+        if !hasActionKey { error(node, "rule '\(name)' has no action (add 'run', 'open', 'webhook' or 'actions')") }
+        let errorsAfter = diagnostics.count { $0.severity == .error }
+        guard errorsAfter == errorsBefore, let conditions else { return nil }
+        return Rule(
+            name: name, location: location(nameNode ?? node), actions: actions, continues: continues,
+            cooldown: cooldown, conditions: conditions)
+    }
+}

@@ -1,0 +1,160 @@
+import Yams
+
+/// Turns one rules file's YAML nodes into rules, collecting a diagnostic for every problem (STYLE.md rule 9).
+final class FileParser {
+    let file: String
+    let directory: String
+    let text: String
+    /// The file's lines, split only when a diagnostic needs one.
+    lazy var lines: [Substring] = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+    let expander: TemplateParser
+    let environment: [String: String]
+    var diagnostics: [Diagnostic] = []
+    var rules: [Rule] = []
+    var ruleCount = 0
+    /// Rule names already taken, across files.
+    var knownNames: [String: SourceLocation]
+
+    // File-level settings.
+    var variables: [String: [String]] = [:]
+    var defaultCaseSensitive = true
+    var defaultPercentEncoded = true
+    var defaultCooldown: Duration = .seconds(2)
+
+    init(
+        file: String, directory: String, text: String, environment: [String: String],
+        knownNames: [String: SourceLocation]
+    ) {
+        self.file = file
+        self.directory = directory
+        self.text = text
+        self.environment = environment
+        self.expander = TemplateParser(environment: environment)
+        self.knownNames = knownNames
+    }
+
+    // MARK: Diagnostics
+
+    func location(_ node: Node) -> SourceLocation {
+        SourceLocation(file: file, line: node.mark?.line ?? 0, column: node.mark?.column ?? 0)
+    }
+
+    func report(line: Int, column: Int, _ message: String, severity: Diagnostic.Severity = .error) {
+        let source = line >= 1 && line <= lines.count ? String(lines[line - 1]).trimmingSuffixCR : nil
+        diagnostics.append(
+            Diagnostic(
+                file: file, line: line, column: column, severity: severity, message: message, sourceLine: source))
+    }
+
+    func error(_ node: Node, _ message: String) {
+        report(line: node.mark?.line ?? 0, column: node.mark?.column ?? 0, message)
+    }
+
+    func warning(_ node: Node, _ message: String) {
+        report(line: node.mark?.line ?? 0, column: node.mark?.column ?? 0, message, severity: .warning)
+    }
+
+    /// Reports a problem at a character offset inside a scalar.
+    func error(_ node: Node, offset: Int, _ message: String) {
+        let quoted = node.scalar.map { $0.style == .singleQuoted || $0.style == .doubleQuoted } ?? false
+        report(line: node.mark?.line ?? 0, column: (node.mark?.column ?? 0) + offset + (quoted ? 1 : 0), message)
+    }
+
+    // MARK: Typed access
+
+    static func kind(_ node: Node) -> String {
+        switch node {
+        case .scalar(let scalar): isNull(scalar) ? "null" : "a string"
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        case .alias: "an alias"
+        }
+    }
+
+    /// Whether a scalar is YAML's null: empty, `~` or `null`, unquoted.
+    static func isNull(_ scalar: Node.Scalar) -> Bool {
+        scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+    }
+
+    func mapping(_ node: Node, _ what: String) -> Node.Mapping? {
+        if case .mapping(let mapping) = node { return mapping }
+        error(node, "\(what) must be a mapping, not \(Self.kind(node))")
+        return nil
+    }
+
+    /// Reports every key of `mapping` not in `allowed`, with a suggestion; returns the valid (key, value) pairs.
+    func entries(_ mapping: Node.Mapping, allowed: [String], context: String) -> [(
+        key: String, keyNode: Node, value: Node
+    )] {
+        var result: [(String, Node, Node)] = []
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.scalar?.string else {
+                error(keyNode, "keys must be strings \(context)")
+                continue
+            }
+            guard allowed.contains(key) else {
+                let hint = Suggestion.closest(to: key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+                error(keyNode, "unknown key '\(key)' \(context)\(hint)")
+                continue
+            }
+            result.append((key, keyNode, value))
+        }
+        return result
+    }
+
+    /// A string value with `${NAME}` expanded; nil (after a diagnostic) if it is not a scalar or expansion fails.
+    func string(_ node: Node, _ what: String) -> (value: String, display: String)? {
+        guard case .scalar(let scalar) = node, !Self.isNull(scalar) else {
+            error(node, "\(what) must be a string, not \(Self.kind(node))")
+            return nil
+        }
+        do {
+            let (value, hasSecrets) = try expander.expand(scalar.string)
+            return (value, hasSecrets ? scalar.string : value)
+        } catch {
+            self.error(node, offset: error.offset, error.message)
+            return nil
+        }
+    }
+
+    /// A list of strings (a single string is an error: RULES.md's "string where a list is expected").
+    func stringList(_ node: Node, _ what: String) -> [(value: String, display: String, node: Node)]? {
+        guard case .sequence(let sequence) = node else {
+            error(node, "\(what) must be a list, not \(Self.kind(node)) (write [\(node.scalar?.string ?? "…")])")
+            return nil
+        }
+        var result: [(String, String, Node)] = []
+        for item in sequence {
+            if let (value, display) = string(item, "an entry of \(what)") { result.append((value, display, item)) }
+        }
+        return result
+    }
+
+    func bool(_ node: Node, _ what: String) -> Bool? {
+        if case .scalar(let scalar) = node, scalar.style == .plain {
+            switch scalar.string.lowercased() {
+            case "true", "yes", "on": return true
+            case "false", "no", "off": return false
+            default: break
+            }
+        }
+        error(
+            node,
+            "\(what) must be true or false, not \(Self.kind(node) == "a string" ? "'\(node.scalar!.string)'" : Self.kind(node))"
+        )
+        return nil
+    }
+
+    func duration(_ node: Node, _ what: String) -> Duration? {
+        guard let (text, display) = string(node, what) else { return nil }
+        guard let duration = DurationText.parse(text) else {
+            error(node, "\(what) '\(display)' is not a duration (write 500ms, 2s, 1m, 1h or 0)")
+            return nil
+        }
+        return duration
+    }
+}
+
+extension String {
+    var trimmingSuffixCR: String { hasSuffix("\r") ? String(dropLast()) : self }
+}

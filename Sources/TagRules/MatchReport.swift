@@ -1,0 +1,96 @@
+public import Foundation
+
+/// The outcome of `tagrouter match`: a dry run of one tag event against a rule set.
+public struct MatchReport: Sendable, Encodable {
+    /// The names of the rules that would run, in order.
+    public var matched: [String]
+    /// The actions that would run, rendered (secrets masked as `${NAME}`).
+    public var actions: [RenderedAction]
+    /// The rule that each action belongs to (parallel to ``actions``).
+    public var actionRules: [String]
+    /// Every rule's verdict, when asked for.
+    public var explain: [Explanation]?
+    /// Problems rendering actions (a header injection), if any.
+    public var errors: [String]
+
+    private enum CodingKeys: String, CodingKey {
+        case matched, actions, explain, errors
+    }
+
+    /// Runs the event through the rules without running anything.
+    /// - Parameters:
+    ///   - event: the tag event.
+    ///   - ruleSet: the rules.
+    ///   - explaining: include every rule's verdict.
+    ///   - eventID: the event id shown for `{event_id}`.
+    ///   - time: the time shown for `{time}`.
+    public init(event: TagEvent, ruleSet: RuleSet, explaining: Bool, eventID: String, time: Date) {
+        let matches = ruleSet.match(event)
+        matched = matches.map(\.rule.name)
+        actions = []
+        actionRules = []
+        errors = []
+        for match in matches {
+            do {
+                let rendered = try match.rule.render(event: event, eventID: eventID, time: time, masksSecrets: true)
+                actions += rendered
+                actionRules += Array(repeating: match.rule.name, count: rendered.count)
+            } catch {
+                errors.append("rule '\(match.rule.name)': \(error)")
+            }
+        }
+        explain = explaining ? ruleSet.explain(event) : nil
+    }
+
+    /// Whether no rule matched (the tag would be ignored).
+    public var isIgnored: Bool { matched.isEmpty }
+
+    /// The human rendering.
+    public var text: String {
+        var lines: [String] = []
+        if let explain {
+            lines.append("explain:")
+            for item in explain {
+                lines.append("  \(item.rule) (\(item.location)): \(item.verdict.rawValue): \(item.reason)")
+            }
+        }
+        if matched.isEmpty {
+            lines.append("no rule matches: the tag would be ignored")
+        } else {
+            lines.append("matched: \(matched.joined(separator: ", "))")
+            for (rule, action) in zip(actionRules, actions) {
+                lines.append("  \(rule): \(Self.describe(action))")
+            }
+        }
+        lines += errors.map { "error: \($0)" }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The JSON rendering: `{"matched": [...], "actions": [...], "explain": [...]}`.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    /// One action in one line.
+    static func describe(_ action: RenderedAction) -> String {
+        func quote(_ text: String) -> String { "\"" + JSONText.escaped(text) + "\"" }
+        switch action {
+        case .open(let uri):
+            return "open \(quote(uri))"
+        case .run(let argv, let environment, let cwd, let timeout):
+            let extra = environment.keys.filter { !$0.hasPrefix("TAG_") }.sorted()
+                .map { " \($0)=\(quote(environment[$0]!))" }.joined()
+            let directory = cwd.map { " cwd \(quote($0))" } ?? ""
+            return
+                "run [\(argv.map(quote).joined(separator: ", "))]\(extra)\(directory) timeout \(DurationText.format(timeout))"
+        case .webhook(let webhook):
+            var text = "webhook \(webhook.method) \(webhook.url)"
+            for header in webhook.headers { text += "\n      \(header.name): \(header.value)" }
+            text += "\n      body: \(webhook.body ?? "(the event document)")"
+            if let secret = webhook.secret { text += "\n      signed with \(secret)" }
+            return text
+        }
+    }
+}

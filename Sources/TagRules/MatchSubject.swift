@@ -1,0 +1,104 @@
+/// The parts of one URI as component patterns see them, computed on demand for each comparison mode and kept for
+/// the rest of the match (most rules use the default mode, which needs no copy at all).
+struct MatchSubject {
+    /// A part of the URI a pattern can look at.
+    enum Part: Int {
+        case path, query, fragment
+    }
+
+    /// How a subject is prepared: as written or percent-decoded; as is or case-folded.
+    struct Mode: Hashable {
+        var percentEncoded: Bool
+        var caseSensitive: Bool
+
+        var isVerbatim: Bool { percentEncoded && caseSensitive }
+        var index: Int { (percentEncoded ? 0 : 1) + (caseSensitive ? 0 : 2) }
+    }
+
+    /// One query item, as ranges into the URI bytes.
+    struct QueryItem {
+        var name: Range<Int>
+        var value: Range<Int>
+    }
+
+    let uri: ParsedURI
+    private var prepared: [Int: [UInt8]] = [:]
+    private var items: [QueryItem]?
+    private static let slash: [UInt8] = [UInt8(ascii: "/")]
+
+    init(uri: ParsedURI) {
+        self.uri = uri
+    }
+
+    private func range(_ part: Part) -> Range<Int>? {
+        switch part {
+        case .path: uri.path
+        case .query: uri.query
+        case .fragment: uri.fragment
+        }
+    }
+
+    /// Whether `pattern` matches `part` prepared in `mode`.
+    mutating func matches(_ pattern: Pattern, _ part: Part, _ mode: Mode) -> Bool {
+        if pattern.isCatchAll { return true }
+        let range = range(part) ?? 0..<0
+        if part == .path, range.isEmpty { return pattern.matches(Self.slash) }
+        if mode.isVerbatim {
+            return uri.bytes[range].withUnsafeBufferPointer { pattern.matches($0) }
+        }
+        let key = part.rawValue * 4 + mode.index
+        if let cached = prepared[key] { return pattern.matches(cached) }
+        let bytes = Self.prepare(uri.bytes[range], mode)
+        prepared[key] = bytes
+        return pattern.matches(bytes)
+    }
+
+    /// Whether every named query item matches its pattern (AASA: absent = empty, every repeat must match).
+    mutating func matchesQueryItems(_ conditions: [QueryItemCondition], _ mode: Mode) -> Bool {
+        let items = queryItems()
+        for condition in conditions {
+            var seen = false
+            for item in items {
+                let name = uri.bytes[item.name]
+                let sameName =
+                    mode.isVerbatim
+                    ? name.elementsEqual(condition.name) : Self.prepare(name, mode) == condition.name
+                guard sameName else { continue }
+                seen = true
+                let value = uri.bytes[item.value]
+                let matched =
+                    mode.isVerbatim
+                    ? value.withUnsafeBufferPointer { condition.pattern.matches($0) }
+                    : condition.pattern.matches(Self.prepare(value, mode))
+                if !matched { return false }
+            }
+            if !seen, !condition.pattern.matches([]) { return false }
+        }
+        return true
+    }
+
+    private mutating func queryItems() -> [QueryItem] {
+        if let items { return items }
+        var result: [QueryItem] = []
+        if let query = uri.query {
+            var start = query.lowerBound
+            while start <= query.upperBound {
+                let end = uri.bytes[start..<query.upperBound].firstIndex(of: UInt8(ascii: "&")) ?? query.upperBound
+                if end > start {
+                    let equals = uri.bytes[start..<end].firstIndex(of: UInt8(ascii: "="))
+                    result.append(
+                        QueryItem(name: start..<(equals ?? end), value: equals.map { ($0 + 1)..<end } ?? end..<end))
+                }
+                start = end + 1
+            }
+        }
+        items = result
+        return result
+    }
+
+    static func prepare(_ bytes: ArraySlice<UInt8>, _ mode: Mode) -> [UInt8] {
+        var result = mode.percentEncoded ? Array(bytes) : URIText.percentDecoded(bytes)
+        if !mode.caseSensitive { result = Array(String(decoding: result, as: UTF8.self).lowercased().utf8) }
+        return result
+    }
+}

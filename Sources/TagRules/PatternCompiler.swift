@@ -1,0 +1,110 @@
+import Foundation
+
+/// Compiles pattern text into a ``Pattern``, reporting the first problem with its offset in the text.
+struct PatternCompiler {
+    /// A problem in pattern text, at a character offset from the start of the pattern.
+    struct Failure: Error, Equatable {
+        var offset: Int
+        var message: String
+    }
+
+    /// The file's `substitutionVariables`.
+    var variables: [String: [String]]
+    /// Fold case (the `caseSensitive: false` setting).
+    var foldsCase: Bool
+    /// Compare against the URI as written (`percentEncoded: true`): non-ASCII literals are percent-encoded.
+    var percentEncoded: Bool
+
+    /// ISO 639 language codes, for `$(lang)`.
+    static let languageCodes: [String] = Locale.LanguageCode.isoLanguageCodes.map(\.identifier)
+        .filter { $0.allSatisfy(\.isLetter) }
+    /// ISO 3166 alpha-2 region codes, for `$(region)`.
+    static let regionCodes: [String] = Locale.Region.isoRegions.map(\.identifier)
+        .filter { $0.count == 2 && $0.allSatisfy(\.isLetter) }
+
+    /// Compiles `text`.
+    /// - Parameter text: the pattern as written in the rules file.
+    /// - Returns: the compiled pattern.
+    /// - Throws: ``Failure`` for a dangling backslash, an unknown escape, an unterminated `$(` or an unknown
+    ///   variable.
+    func compile(_ text: String) throws(Failure) -> Pattern {
+        var elements: [Pattern.Element] = []
+        var literal = ""
+        func flush() {
+            guard !literal.isEmpty else { return }
+            elements += normalize(literal).map { .byte($0) }
+            literal = ""
+        }
+        let characters = Array(text)
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            switch character {
+            case "\\":
+                guard index + 1 < characters.count else {
+                    throw Failure(offset: index, message: "dangling '\\' at the end of pattern '\(text)'")
+                }
+                let next = characters[index + 1]
+                guard "*?$\\".contains(next) else {
+                    throw Failure(
+                        offset: index,
+                        message: "unknown escape '\\\(next)' in pattern '\(text)' (only \\*, \\?, \\$ and \\\\ exist)")
+                }
+                literal.append(next)
+                index += 2
+                continue
+            case "*":
+                flush()
+                if elements.last != .star { elements.append(.star) }
+            case "?":
+                flush()
+                elements.append(.one)
+            case "$" where index + 1 < characters.count && characters[index + 1] == "(":
+                flush()
+                guard let close = characters[(index + 2)...].firstIndex(of: ")") else {
+                    throw Failure(offset: index, message: "unterminated '$(' in pattern '\(text)'")
+                }
+                let name = String(characters[(index + 2)..<close])
+                elements.append(try variable(name, offset: index))
+                index = close + 1
+                continue
+            default:
+                literal.append(character)
+            }
+            index += 1
+        }
+        flush()
+        return Pattern(source: text, isCaseFolded: foldsCase, elements: elements)
+    }
+
+    private func variable(_ name: String, offset: Int) throws(Failure) -> Pattern.Element {
+        if let characterClass = CharacterClass(rawValue: name) {
+            if foldsCase, characterClass == .upper || characterClass == .lower { return .characterClass(.alpha) }
+            return .characterClass(characterClass)
+        }
+        let values: [String]
+        switch name {
+        case "lang": values = Self.languageCodes
+        case "region": values = Self.regionCodes
+        default:
+            guard let defined = variables[name] else {
+                let known = CharacterClass.allCases.map(\.rawValue) + ["lang", "region"] + variables.keys.sorted()
+                let hint = Suggestion.closest(to: name, in: known).map { " (did you mean '$(\($0))'?)" } ?? ""
+                throw Failure(offset: offset, message: "unknown substitution variable '$(\(name))'\(hint)")
+            }
+            values = defined
+        }
+        // Longest first, so that a shorter value that is a prefix of a longer one does not shadow it.
+        let options = Set(values.map(normalize)).sorted {
+            $0.count > $1.count || ($0.count == $1.count && $0.lexicographicallyPrecedes($1))
+        }
+        return .alternatives(options)
+    }
+
+    /// The bytes a literal stands for: percent-encoded when comparing to the URI as written, then case-folded.
+    func normalize(_ text: String) -> [UInt8] {
+        var bytes = percentEncoded ? URIText.normalizedEncoding(Array(text.utf8)) : Array(text.utf8)
+        if foldsCase { bytes = Array(String(decoding: bytes, as: UTF8.self).lowercased().utf8) }
+        return bytes
+    }
+}

@@ -1,0 +1,36 @@
+/// A placeholder of the rule language: `{uri}`, `{query.NAME}`… (RULES.md, "Actions").
+public enum Placeholder: Sendable, Hashable {
+    case uri, scheme, host, path, query, fragment, uid, reader, tech, rule, text, eventID, time
+    /// `{query.NAME}`: the first value of query item NAME, percent-decoded.
+    case queryItem(String)
+    /// `{ha_tag_id}`: the Home Assistant tag id (an extension, see the README).
+    case homeAssistantTagID
+
+    /// The simple placeholders by name.
+    static let byName: [String: Placeholder] = [
+        "uri": .uri, "scheme": .scheme, "host": .host, "path": .path, "query": .query, "fragment": .fragment,
+        "uid": .uid, "reader": .reader, "tech": .tech, "rule": .rule, "text": .text, "event_id": .eventID,
+        "time": .time, "ha_tag_id": .homeAssistantTagID,
+    ]
+
+    /// The placeholder named `name` (without braces), or nil.
+    init?(name: String) {
+        if name.hasPrefix("query."), name.count > 6 {
+            self = .queryItem(String(name.dropFirst(6)))
+        } else if let placeholder = Self.byName[name] {
+            self = placeholder
+        } else {
+            return nil
+        }
+    }
+
+    /// The name as written between braces.
+    public var name: String {
+        switch self {
+        case .queryItem(let item): "query.\(item)"
+        case .eventID: "event_id"
+        case .homeAssistantTagID: "ha_tag_id"
+        default: Self.byName.first { $0.value == self }?.key ?? ""
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/// The values placeholders stand for, for one tag event and one rule.
+public struct PlaceholderValues: Sendable {
+    private let event: TagEvent
+    private let uri: ParsedURI?
+    /// The rule's name, `{rule}`.
+    public var rule: String
+    /// The event id, `{event_id}`.
+    public var eventID: String
+    /// The event time in RFC 3339 UTC, `{time}`.
+    public var time: String
+
+    /// Collects the values for an event.
+    /// - Parameters:
+    ///   - event: the tag event.
+    ///   - rule: the matched rule's name.
+    ///   - eventID: the event id (a UUID).
+    ///   - time: the event time as RFC 3339 UTC text (`2026-11-22T12:00:00.123Z`).
+    public init(event: TagEvent, rule: String, eventID: String, time: String) {
+        self.event = event
+        self.uri = event.uri.flatMap(ParsedURI.init)
+        self.rule = rule
+        self.eventID = eventID
+        self.time = time
+    }
+
+    /// The value of one placeholder; an absent value is the empty string.
+    public subscript(placeholder: Placeholder) -> String {
+        switch placeholder {
+        case .uri: return event.uri ?? ""
+        case .scheme: return uri?.scheme ?? ""
+        case .host: return uri?.host ?? ""
+        case .path: return uri.map { String(decoding: $0.bytes[$0.path], as: UTF8.self) } ?? ""
+        case .query: return uri?.query.map { String(decoding: uri!.bytes[$0], as: UTF8.self) } ?? ""
+        case .fragment: return uri?.fragment.map { String(decoding: uri!.bytes[$0], as: UTF8.self) } ?? ""
+        case .queryItem(let name): return queryItem(name) ?? ""
+        case .uid: return event.uid ?? ""
+        case .reader: return event.reader
+        case .tech: return event.tech
+        case .rule: return rule
+        case .text: return event.texts.first ?? ""
+        case .eventID: return eventID
+        case .time: return time
+        case .homeAssistantTagID: return homeAssistantTagID
+        }
+    }
+
+    /// The first value of query item `name`, percent-decoded.
+    private func queryItem(_ name: String) -> String? {
+        guard let uri, let query = uri.query else { return nil }
+        for item in uri.bytes[query].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let parts = item.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let itemName = String(decoding: URIText.percentDecoded(parts[0]), as: UTF8.self)
+            if itemName == name {
+                return parts.count > 1 ? String(decoding: URIText.percentDecoded(parts[1]), as: UTF8.self) : ""
+            }
+        }
+        return nil
+    }
+
+    /// Home Assistant's tag id: the `<id>` of `https://www.home-assistant.io/tag/<id>`, otherwise the UID as
+    /// upper-case hex bytes separated by `-` (ESPHome's convention), otherwise empty.
+    private var homeAssistantTagID: String {
+        let prefix = "https://www.home-assistant.io/tag/"
+        if let text = event.uri, text.lowercased().hasPrefix(prefix), let uri {
+            let path = String(decoding: URIText.percentDecoded(uri.bytes[uri.path]), as: UTF8.self)
+            let id = path.dropFirst("/tag/".count)
+            if !id.isEmpty { return String(id) }
+        }
+        guard let uid = event.uid else { return "" }
+        var pairs: [String] = []
+        var index = uid.startIndex
+        while index < uid.endIndex {
+            let next = uid.index(index, offsetBy: 2, limitedBy: uid.endIndex) ?? uid.endIndex
+            pairs.append(uid[index..<next].uppercased())
+            index = next
+        }
+        return pairs.joined(separator: "-")
+    }
+}

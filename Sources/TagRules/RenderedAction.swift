@@ -1,0 +1,96 @@
+/// An action with every placeholder replaced: what TagActions carries out and what `match` shows.
+public enum RenderedAction: Sendable, Hashable, Encodable {
+    /// Execute `argv` directly (execve), with `environment` added to the router's, in `cwd`, for at most
+    /// `timeout`.
+    case run(argv: [String], environment: [String: String], cwd: String?, timeout: Duration)
+    /// Open `uri` with the desktop's URL opener.
+    case open(uri: String)
+    /// Deliver an HTTP request.
+    case webhook(RenderedWebhook)
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, argv, env, cwd, timeout, uri, url, method, headers, body, secret, retryFor
+    }
+
+    /// Encodes the action for `match --json` (durations as `10s`-style text).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .run(let argv, let environment, let cwd, let timeout):
+            try container.encode("run", forKey: .kind)
+            try container.encode(argv, forKey: .argv)
+            try container.encode(environment, forKey: .env)
+            try container.encodeIfPresent(cwd, forKey: .cwd)
+            try container.encode(DurationText.format(timeout), forKey: .timeout)
+        case .open(let uri):
+            try container.encode("open", forKey: .kind)
+            try container.encode(uri, forKey: .uri)
+        case .webhook(let webhook):
+            try container.encode("webhook", forKey: .kind)
+            try container.encode(webhook.url, forKey: .url)
+            try container.encode(webhook.method, forKey: .method)
+            try container.encode(webhook.headers.map { [$0.name, $0.value] }, forKey: .headers)
+            try container.encodeIfPresent(webhook.body, forKey: .body)
+            try container.encodeIfPresent(webhook.secret, forKey: .secret)
+            try container.encode(DurationText.format(webhook.timeout), forKey: .timeout)
+            try container.encode(DurationText.format(webhook.retryFor), forKey: .retryFor)
+        }
+    }
+}
+
+/// A webhook with every placeholder replaced.
+public struct RenderedWebhook: Sendable, Hashable {
+    /// The URL.
+    public var url: String
+    /// The HTTP method.
+    public var method: String
+    /// The headers, in order.
+    public var headers: [HeaderField]
+    /// The body; nil means "send the event document".
+    public var body: String?
+    /// The signing secret, if any.
+    public var secret: String?
+    /// The timeout of one attempt.
+    public var timeout: Duration
+    /// How long failed deliveries are retried.
+    public var retryFor: Duration
+
+    /// Creates a rendered webhook.
+    /// - Parameters:
+    ///   - url: the URL.
+    ///   - method: the HTTP method.
+    ///   - headers: the headers, in order.
+    ///   - body: the body, nil for the event document.
+    ///   - secret: the signing secret, if any.
+    ///   - timeout: the timeout of one attempt.
+    ///   - retryFor: how long failed deliveries are retried.
+    public init(
+        url: String, method: String, headers: [HeaderField], body: String?, secret: String?, timeout: Duration,
+        retryFor: Duration
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.secret = secret
+        self.timeout = timeout
+        self.retryFor = retryFor
+    }
+}
+
+/// One HTTP header.
+public struct HeaderField: Sendable, Hashable {
+    /// The name.
+    public var name: String
+    /// The value.
+    public var value: String
+
+    /// Creates a header.
+    /// - Parameters:
+    ///   - name: the name.
+    ///   - value: the value.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}

@@ -1,0 +1,84 @@
+public import Foundation
+
+/// One validated rule: its conditions, its actions and how it takes part in evaluation.
+public struct Rule: Sendable {
+    /// The rule's unique name.
+    public var name: String
+    /// Where the rule is written.
+    public var location: SourceLocation
+    /// The actions, in order.
+    public var actions: [Action]
+    /// Whether evaluation goes on to later rules after this one matched (`continue: true`).
+    public var continues: Bool
+    /// The cooldown for the same tag on the same reader.
+    public var cooldown: Duration
+    var conditions: MatchConditions
+
+    /// Whether the rule matches the event (ignoring order and fan-out).
+    /// - Parameter event: the tag event.
+    /// - Returns: whether all its conditions hold.
+    public func matches(_ event: TagEvent) -> Bool {
+        var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
+        return conditions.evaluate(event, &subject, explaining: false).matched
+    }
+
+    /// Renders every action of the rule for an event.
+    /// - Parameters:
+    ///   - event: the tag event.
+    ///   - eventID: the event id, for `{event_id}`.
+    ///   - time: the event time, for `{time}`.
+    ///   - masksSecrets: show `${NAME}` instead of environment values (for human output).
+    /// - Returns: the rendered actions, in order.
+    /// - Throws: ``TagRulesError`` when a placeholder value would inject a line break into a header.
+    public func render(event: TagEvent, eventID: String, time: Date, masksSecrets: Bool = false) throws
+        -> [RenderedAction]
+    {
+        let values = PlaceholderValues(event: event, rule: name, eventID: eventID, time: RFC3339.format(time))
+        return try actions.map { action in
+            switch action {
+            case .open(let template):
+                return .open(uri: try template.render(values, escaping: .plain, masksSecrets: masksSecrets))
+            case .run(let run):
+                var environment = Self.eventEnvironment(values)
+                for entry in run.environment {
+                    environment[entry.name] = try entry.value.render(
+                        values, escaping: .plain, masksSecrets: masksSecrets)
+                }
+                return .run(
+                    argv: try run.argv.map { try $0.render(values, escaping: .plain, masksSecrets: masksSecrets) },
+                    environment: environment, cwd: run.cwd, timeout: run.timeout)
+            case .webhook(let webhook):
+                return .webhook(
+                    RenderedWebhook(
+                        url: try webhook.url.render(values, escaping: .url, masksSecrets: masksSecrets),
+                        method: webhook.method,
+                        headers: try webhook.headers.map {
+                            HeaderField(
+                                name: $0.name,
+                                value: try $0.value.render(values, escaping: .header, masksSecrets: masksSecrets))
+                        },
+                        body: try webhook.body?.render(
+                            values, escaping: webhook.bodyIsJSON ? .json : .plain, masksSecrets: masksSecrets),
+                        secret: try webhook.secret?.render(values, escaping: .plain, masksSecrets: masksSecrets),
+                        timeout: webhook.timeout, retryFor: webhook.retryFor))
+            }
+        }
+    }
+
+    /// The `TAG_*` variables every command gets (RULES.md, "run"); `TAG_EVENT_JSON` is added by TagActions.
+    static func eventEnvironment(_ values: PlaceholderValues) -> [String: String] {
+        [
+            "TAG_URI": values[.uri], "TAG_UID": values[.uid], "TAG_READER": values[.reader],
+            "TAG_TECH": values[.tech], "TAG_RULE": values[.rule], "TAG_EVENT_ID": values[.eventID],
+            "TAG_TEXT": values[.text],
+        ]
+    }
+}
+
+/// RFC 3339 timestamps in UTC with milliseconds.
+enum RFC3339 {
+    static func format(_ date: Date) -> String {
+        date.formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
+    }
+}

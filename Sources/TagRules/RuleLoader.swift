@@ -1,0 +1,144 @@
+import Foundation
+import Yams
+
+/// Loads rules sources in order, collecting every diagnostic of every file.
+struct RuleLoader {
+    let environment: [String: String]
+    private var diagnostics: [Diagnostic] = []
+    private var rules: [Rule] = []
+    private var files: [String] = []
+    private var ruleCount = 0
+    private var knownNames: [String: SourceLocation] = [:]
+
+    /// The largest rules file read (bigger ones are refused: they cannot be hand-written rules).
+    static let maximumFileSize = 16 << 20
+
+    init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    mutating func load(sources: [String]) -> LoadResult {
+        var texts: [(name: String, text: String, directory: String)] = []
+        for source in sources {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
+                diagnostics.append(Diagnostic(file: source, line: 0, column: 0, message: "no such file or folder"))
+                continue
+            }
+            let paths: [String]
+            if isDirectory.boolValue {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: source)) ?? []
+                paths = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+                    .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                    .map { source.hasSuffix("/") ? source + $0 : source + "/" + $0 }
+                if paths.isEmpty {
+                    diagnostics.append(
+                        Diagnostic(
+                            file: source, line: 0, column: 0, severity: .warning,
+                            message: "folder has no *.yaml or *.yml files"))
+                }
+            } else {
+                paths = [source]
+            }
+            for path in paths {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+                if let size = attributes?[.size] as? Int, size > Self.maximumFileSize {
+                    diagnostics.append(
+                        Diagnostic(file: path, line: 0, column: 0, message: "file is larger than 16 MiB"))
+                    continue
+                }
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    diagnostics.append(Diagnostic(file: path, line: 0, column: 0, message: "cannot read the file"))
+                    continue
+                }
+                guard let text = String(data: data, encoding: .utf8) else {
+                    diagnostics.append(
+                        Diagnostic(file: path, line: 0, column: 0, message: "the file is not UTF-8 text"))
+                    continue
+                }
+                let directory = (path as NSString).deletingLastPathComponent
+                texts.append((path, text, directory.isEmpty ? "." : directory))
+            }
+        }
+        for file in texts { parse(name: file.name, text: file.text, directory: file.directory) }
+        return result()
+    }
+
+    mutating func load(texts: [(name: String, text: String)], directory: String) -> LoadResult {
+        for file in texts { parse(name: file.name, text: file.text, directory: directory) }
+        return result()
+    }
+
+    private func result() -> LoadResult {
+        LoadResult(
+            ruleSet: diagnostics.containsErrors ? nil : RuleSet(rules: rules, files: files),
+            diagnostics: diagnostics, fileCount: files.count, ruleCount: ruleCount)
+    }
+
+    private mutating func parse(name: String, text: String, directory: String) {
+        files.append(name)
+        let parser = FileParser(
+            file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
+        do {
+            // The basic resolver leaves every scalar a string: no regular expression per scalar (10,000 rules load
+            // several times faster); booleans are recognized by FileParser.bool.
+            let root = try Yams.compose(yaml: text, Resolver.basic)
+            if let root, NodeBudget.exceeds(root, limit: 1_000_000) {
+                parser.report(line: 0, column: 0, "the file has more than 1,000,000 YAML nodes (aliases expanding?)")
+            } else {
+                parser.parseFile(root)
+            }
+        } catch let error as YamlError {
+            parser.reportYAML(error)
+        } catch {
+            parser.report(line: 0, column: 0, "cannot parse YAML: \(error)")
+        }
+        knownNames = parser.knownNames
+        ruleCount += parser.ruleCount
+        rules += parser.rules
+        // Aliases make one node appear several times; report each problem once.
+        var seen = Set<Diagnostic>()
+        diagnostics += parser.diagnostics.filter { seen.insert($0).inserted }
+            .sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }
+}
+
+/// Counts YAML nodes with an early stop, so that alias bombs are refused before they are walked.
+enum NodeBudget {
+    static func exceeds(_ root: Node, limit: Int) -> Bool {
+        var remaining = limit
+        func visit(_ node: Node) -> Bool {
+            remaining -= 1
+            if remaining < 0 { return true }
+            switch node {
+            case .mapping(let mapping):
+                for (key, value) in mapping where visit(key) || visit(value) { return true }
+            case .sequence(let sequence):
+                for item in sequence where visit(item) { return true }
+            default: break
+            }
+            return false
+        }
+        return visit(root)
+    }
+}
+
+extension FileParser {
+    /// Turns a YAML syntax error into a diagnostic at its location.
+    func reportYAML(_ error: YamlError) {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let detail = context.map { " \($0.text)" } ?? ""
+            report(line: mark.line, column: mark.column, "YAML syntax error: \(problem)\(detail)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            report(
+                line: context.mark.line, column: context.mark.column,
+                "duplicate key '\(duplicates.joined(separator: "', '"))' in a mapping")
+        case .reader(let problem, let offset, _, _):
+            report(line: 0, column: 0, "cannot read YAML: \(problem)\(offset.map { " at byte \($0)" } ?? "")")
+        default:
+            report(line: 0, column: 0, "cannot parse YAML: \(error)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/// A loaded, validated set of rules in load order, indexed for matching (RULES.md).
+public struct RuleSet: Sendable {
+    /// The rules in load order.
+    public let rules: [Rule]
+    /// The files the rules came from, in load order.
+    public let files: [String]
+    let index: RuleIndex
+
+    /// Creates a rule set from validated rules.
+    init(rules: [Rule], files: [String]) {
+        self.rules = rules
+        self.files = files
+        self.index = RuleIndex(rules: rules)
+    }
+
+    /// Loads rules from files and folders (a folder: its `*.yaml`/`*.yml` files in byte order of the name).
+    /// - Parameters:
+    ///   - sources: files and folders, in order.
+    ///   - environment: the variables `${NAME}` may name.
+    /// - Returns: the rules and every diagnostic of every file; ``LoadResult/ruleSet`` is nil if any is an error.
+    public static func load(sources: [String], environment: [String: String]) -> LoadResult {
+        var loader = RuleLoader(environment: environment)
+        return loader.load(sources: sources)
+    }
+
+    /// Loads rules from in-memory files (for tests and tools).
+    /// - Parameters:
+    ///   - files: file names (as shown in diagnostics) and their YAML text, in order.
+    ///   - environment: the variables `${NAME}` may name.
+    ///   - directory: where relative `aasa:` paths are looked up.
+    /// - Returns: the rules and every diagnostic.
+    public static func load(
+        files: [(name: String, text: String)], environment: [String: String], directory: String = "."
+    ) -> LoadResult {
+        var loader = RuleLoader(environment: environment)
+        return loader.load(texts: files, directory: directory)
+    }
+
+    /// The rules that match an event: the first matching rule, preceded by every matching `continue: true` rule
+    /// before it (RULES.md, "Order and fan-out"). Empty: the tag is ignored.
+    /// - Parameter event: the tag event.
+    /// - Returns: the matched rules in order.
+    public func match(_ event: TagEvent) -> [MatchedRule] {
+        var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
+        var matched: [MatchedRule] = []
+        for candidate in index.candidates(for: subject?.uri, uid: event.uid) {
+            // Evaluated in place: copying a Rule per candidate would retain all its fields.
+            guard rules[candidate].conditions.evaluate(event, &subject, explaining: false).matched else { continue }
+            let rule = rules[candidate]
+            matched.append(MatchedRule(index: candidate, rule: rule))
+            if !rule.continues { break }
+        }
+        return matched
+    }
+
+    /// Every rule in order, whether it matched and what decided (RULES.md, `match --explain`).
+    /// - Parameter event: the tag event.
+    /// - Returns: one explanation per rule.
+    public func explain(_ event: TagEvent) -> [Explanation] {
+        var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
+        let candidates = Set(index.candidates(for: subject?.uri, uid: event.uid))
+        var decided = false
+        return rules.enumerated().map { position, rule in
+            if decided {
+                return Explanation(
+                    rule: rule.name, location: rule.location, verdict: .notEvaluated,
+                    reason: "not evaluated: an earlier rule matched without `continue`")
+            }
+            let outcome = rule.conditions.evaluate(event, &subject, explaining: true)
+            if outcome.matched {
+                decided = !rule.continues
+                return Explanation(
+                    rule: rule.name, location: rule.location, verdict: .matched,
+                    reason: outcome.reason + (rule.continues ? " (continue: true)" : ""))
+            }
+            let indexNote = candidates.contains(position) ? "" : " (skipped by the index)"
+            return Explanation(
+                rule: rule.name, location: rule.location, verdict: .noMatch, reason: outcome.reason + indexNote)
+        }
+    }
+}
+
+/// A rule that matched, with its position in load order.
+public struct MatchedRule: Sendable {
+    /// The rule's position in ``RuleSet/rules``.
+    public var index: Int
+    /// The rule.
+    public var rule: Rule
+}
+
+/// What `explain` says about one rule.
+public struct Explanation: Sendable, Hashable, Encodable {
+    /// The verdict on a rule.
+    public enum Verdict: String, Sendable, Hashable, Encodable {
+        /// The rule matched.
+        case matched
+        /// The rule did not match.
+        case noMatch = "no-match"
+        /// An earlier rule matched without `continue`, so this one was not looked at.
+        case notEvaluated = "not-evaluated"
+    }
+
+    /// The rule's name.
+    public var rule: String
+    /// Where the rule is written.
+    public var location: SourceLocation
+    /// The verdict.
+    public var verdict: Verdict
+    /// The condition or component object that decided.
+    public var reason: String
+}

@@ -1,0 +1,212 @@
+import TagRules
+import Testing
+
+/// One validation-catalogue fact: a file and the exact diagnostics (headline form) it must produce.
+struct DiagnosticCase: CustomStringConvertible, Sendable {
+    var name: String
+    var yaml: String
+    var expected: [String]
+    var description: String { name }
+}
+
+private func rule(_ body: String) -> String {
+    "version: 1\nrules:\n  - name: r\n" + body
+}
+
+let catalogue: [DiagnosticCase] = [
+    DiagnosticCase(
+        name: "missing version", yaml: "rules:\n  - name: r\n    match: {any: true}\n    open: x\n",
+        expected: ["f.yaml:1:1: error: missing 'version: 1'"]),
+    DiagnosticCase(
+        name: "unknown version", yaml: "version: 2\nrules: []\n",
+        expected: ["f.yaml:1:10: error: unknown version '2' (expected 1)"]),
+    DiagnosticCase(
+        name: "missing rules", yaml: "version: 1\n",
+        expected: ["f.yaml:1:1: error: missing 'rules' (a list of rules)"]),
+    DiagnosticCase(
+        name: "rules not a list", yaml: "version: 1\nrules: door\n",
+        expected: ["f.yaml:2:8: error: 'rules' must be a list, not a string"]),
+    DiagnosticCase(
+        name: "rule without name", yaml: "version: 1\nrules:\n  - match: {any: true}\n    open: x\n",
+        expected: ["f.yaml:3:5: error: rule #1 has no 'name'"]),
+    DiagnosticCase(
+        name: "bad name characters",
+        yaml: "version: 1\nrules:\n  - name: front door\n    match: {any: true}\n    open: x\n",
+        expected: ["f.yaml:3:11: error: rule name 'front door' may only contain letters, digits, '.', '_' and '-'"]),
+    DiagnosticCase(
+        name: "duplicate name",
+        yaml:
+            "version: 1\nrules:\n  - name: a\n    match: {any: true}\n    open: x\n  - name: a\n    match: {any: true}\n    open: y\n",
+        expected: ["f.yaml:6:11: error: duplicate rule name 'a' (first defined at f.yaml:3:11)"]),
+    DiagnosticCase(
+        name: "unknown rule key", yaml: rule("    match: {any: true}\n    opne: x\n"),
+        expected: [
+            "f.yaml:5:5: error: unknown key 'opne' in rule 'r' (did you mean 'open'?)",
+            "f.yaml:3:5: error: rule 'r' has no action (add 'run', 'open', 'webhook' or 'actions')",
+        ].reversed()),
+    DiagnosticCase(
+        name: "unknown match key", yaml: rule("    match: {domians: [e.com]}\n    open: x\n"),
+        expected: ["f.yaml:4:13: error: unknown key 'domians' in 'match' in rule 'r' (did you mean 'domains'?)"]),
+    DiagnosticCase(
+        name: "unknown top-level key", yaml: "version: 1\nrule: []\nrules: []\n",
+        expected: ["f.yaml:2:1: error: unknown key 'rule' at the top level (did you mean 'rules'?)"]),
+    DiagnosticCase(
+        name: "string where a list is expected", yaml: rule("    match: {domains: e.com}\n    open: x\n"),
+        expected: ["f.yaml:4:22: error: 'domains' must be a list, not a string (write [e.com])"]),
+    DiagnosticCase(
+        name: "mapping where a bool is expected", yaml: rule("    match: {any: {a: 1}}\n    open: x\n"),
+        expected: ["f.yaml:4:18: error: 'any' must be true or false, not a mapping"]),
+    DiagnosticCase(
+        name: "empty match", yaml: rule("    match: {}\n    open: x\n"),
+        expected: ["f.yaml:4:12: error: empty 'match' in rule 'r' (write 'any: true' to match every tag)"]),
+    DiagnosticCase(
+        name: "missing match", yaml: rule("    open: x\n"),
+        expected: ["f.yaml:3:5: error: rule 'r' has no 'match'"]),
+    DiagnosticCase(
+        name: "components without domains or schemes",
+        yaml: rule("    match:\n      components: [{'/': '/a'}]\n    open: x\n"),
+        expected: ["f.yaml:5:7: error: 'components' requires 'domains' or 'schemes' in rule 'r'"]),
+    DiagnosticCase(
+        name: "unterminated $(",
+        yaml: rule("    match:\n      domains: [e.com]\n      components: [{'/': '/a/$(digit'}]\n    open: x\n"),
+        expected: ["f.yaml:6:30: error: unterminated '$(' in pattern '/a/$(digit'"]),
+    DiagnosticCase(
+        name: "unknown variable",
+        yaml: rule("    match:\n      domains: [e.com]\n      components: [{'/': '/$(rom)'}]\n    open: x\n"),
+        expected: ["f.yaml:6:28: error: unknown substitution variable '$(rom)'"]),
+    DiagnosticCase(
+        name: "unknown variable with suggestion",
+        yaml: rule("    match:\n      domains: [e.com]\n      components: [{'/': '/$(digt)'}]\n    open: x\n"),
+        expected: ["f.yaml:6:28: error: unknown substitution variable '$(digt)' (did you mean '$(digit)'?)"]),
+    DiagnosticCase(
+        name: "unknown escape", yaml: rule("    match:\n      domains: [e.com]\n      paths: ['/a\\b']\n    open: x\n"),
+        expected: [#"f.yaml:6:18: error: unknown escape '\b' in pattern '/a\b' (only \*, \?, \$ and \\ exist)"#]),
+    DiagnosticCase(
+        name: "domain with a path", yaml: rule("    match: {domains: [e.com/a]}\n    open: x\n"),
+        expected: ["f.yaml:4:23: error: domain 'e.com/a' must not contain a path, query or fragment (use 'components')"]
+    ),
+    DiagnosticCase(
+        name: "domain with a scheme", yaml: rule("    match: {domains: ['https://e.com']}\n    open: x\n"),
+        expected: ["f.yaml:4:23: error: domain 'https://e.com' must not contain a scheme (use 'schemes')"]),
+    DiagnosticCase(
+        name: "domain with an inner wildcard", yaml: rule("    match: {domains: ['a.*.e.com']}\n    open: x\n"),
+        expected: ["f.yaml:4:23: error: domain 'a.*.e.com' has a wildcard other than a leading '*.'"]),
+    DiagnosticCase(
+        name: "domain with a bare wildcard", yaml: rule("    match: {domains: ['*e.com']}\n    open: x\n"),
+        expected: ["f.yaml:4:23: error: domain '*e.com' has a wildcard other than a leading '*.'"]),
+    DiagnosticCase(
+        name: "invalid port", yaml: rule("    match: {domains: ['e.com:99999']}\n    open: x\n"),
+        expected: ["f.yaml:4:23: error: invalid port '99999' in domain 'e.com:99999' (expected 1 to 65535)"]),
+    DiagnosticCase(
+        name: "non-numeric port", yaml: rule("    match: {domains: ['e.com:http']}\n    open: x\n"),
+        expected: ["f.yaml:4:23: error: invalid port 'http' in domain 'e.com:http' (expected 1 to 65535)"]),
+    DiagnosticCase(
+        name: "UID not hex", yaml: rule("    match: {uid: [04A1G2]}\n    open: x\n"),
+        expected: ["f.yaml:4:19: error: UID '04A1G2' is not hex (expected like 04A1B2C3D4E580 or 04:a1:b2:c3)"]),
+    DiagnosticCase(
+        name: "UID odd length", yaml: rule("    match: {uid: ['04:A1:B']}\n    open: x\n"),
+        expected: ["f.yaml:4:19: error: UID '04:A1:B' has an odd number of hex digits"]),
+    DiagnosticCase(
+        name: "malformed MIME type", yaml: rule("    match: {mime: [textplain]}\n    open: x\n"),
+        expected: ["f.yaml:4:20: error: malformed MIME type 'textplain' (expected type/subtype or type/*)"]),
+    DiagnosticCase(
+        name: "rule without action", yaml: rule("    match: {any: true}\n"),
+        expected: ["f.yaml:3:5: error: rule 'r' has no action (add 'run', 'open', 'webhook' or 'actions')"]),
+    DiagnosticCase(
+        name: "run with empty argv", yaml: rule("    match: {any: true}\n    run: []\n"),
+        expected: ["f.yaml:5:10: error: 'run' has an empty argv in rule 'r'"]),
+    DiagnosticCase(
+        name: "run relative program not on PATH",
+        yaml: rule("    match: {any: true}\n    run: [no-such-program-xyz]\n"),
+        expected: ["f.yaml:5:11: warning: program 'no-such-program-xyz' is not found on PATH"]),
+    DiagnosticCase(
+        name: "run relative path", yaml: rule("    match: {any: true}\n    run: [bin/door]\n"),
+        expected: [
+            "f.yaml:5:11: warning: program 'bin/door' is a relative path; it depends on the router's working directory"
+        ]),
+    DiagnosticCase(
+        name: "webhook url not http", yaml: rule("    match: {any: true}\n    webhook: {url: 'ftp://e.com/x'}\n"),
+        expected: ["f.yaml:5:20: error: webhook url 'ftp://e.com/x' is not http:// or https://"]),
+    DiagnosticCase(
+        name: "unknown placeholder", yaml: rule("    match: {any: true}\n    open: 'https://e.com/?u={uidd}'\n"),
+        expected: ["f.yaml:5:29: error: unknown placeholder '{uidd}' (did you mean '{uid}'?)"]),
+    DiagnosticCase(
+        name: "undefined variable",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://e.com/', secret: '${NOPE_SECRET}'}\n"),
+        expected: [
+            "f.yaml:5:47: error: environment variable 'NOPE_SECRET' is not set (write '${NOPE_SECRET:-default}' for a default)"
+        ]),
+    DiagnosticCase(
+        name: "bad duration", yaml: rule("    match: {any: true}\n    cooldown: 2 seconds\n    open: x\n"),
+        expected: ["f.yaml:5:15: error: 'cooldown' '2 seconds' is not a duration (write 500ms, 2s, 1m, 1h or 0)"]),
+    DiagnosticCase(
+        name: "bad duration in defaults", yaml: "version: 1\ndefaults: {cooldown: 5}\nrules: []\n",
+        expected: ["f.yaml:2:22: error: 'cooldown' '5' is not a duration (write 500ms, 2s, 1m, 1h or 0)"]),
+    DiagnosticCase(
+        name: "aasa file missing",
+        yaml: rule("    match: {domains: [e.com], aasa: /no/such/aasa.json}\n    open: x\n"),
+        expected: ["f.yaml:4:37: error: cannot read AASA file '/no/such/aasa.json' (looked for /no/such/aasa.json)"]),
+    DiagnosticCase(
+        name: "unknown tech", yaml: rule("    match: {tech: [type-2]}\n    open: x\n"),
+        expected: [
+            "f.yaml:4:20: error: unknown tech 'type-2' (did you mean 'type2'?); expected one of type2, type4, type5, mifare-classic, felica, iso14443-4"
+        ]),
+    DiagnosticCase(
+        name: "YAML syntax error", yaml: "version: 1\nrules:\n  - name: [a\n",
+        expected: [
+            "f.yaml:4:1: error: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"
+        ]),
+    DiagnosticCase(
+        name: "duplicate YAML key", yaml: "version: 1\nversion: 1\nrules: []\n",
+        expected: ["f.yaml:1:1: error: duplicate key 'version' in a mapping"]),
+    DiagnosticCase(
+        name: "header with a line break",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://e.com', headers: {X-A: \"a\\nb\"}}\n"),
+        expected: ["f.yaml:5:52: error: header 'X-A' contains a line break"]),
+]
+
+@Test(arguments: catalogue)
+func validationCatalogue(fact: DiagnosticCase) {
+    let result = RuleSet.load(files: [("f.yaml", fact.yaml)], environment: ["PATH": "/usr/bin:/bin"])
+    #expect(result.diagnostics.map(\.headline) == fact.expected)
+    if fact.expected.contains(where: { $0.contains(": error: ") }) {
+        #expect(result.ruleSet == nil)
+    } else {
+        #expect(result.ruleSet != nil)
+    }
+}
+
+@Test func diagnosticRendersLineAndCaret() {
+    let yaml = "version: 1\nrules:\n  - name: front-door\n    match: {any: true}\n    comand: [x]\n"
+    let result = RuleSet.load(files: [("rules/door.yaml", yaml)], environment: [:])
+    #expect(
+        result.diagnostics.map(\.description) == [
+            "rules/door.yaml:3:5: error: rule 'front-door' has no action (add 'run', 'open', 'webhook' or 'actions')\n  - name: front-door\n    ^",
+            "rules/door.yaml:5:5: error: unknown key 'comand' in rule 'front-door'\n    comand: [x]\n    ^",
+        ])
+}
+
+@Test func everyProblemOfEveryFileInOnePass() {
+    let first =
+        "version: 1\nrules:\n  - name: a\n    match: {domains: [e.com/x]}\n    open: x\n  - name: b\n    match: {}\n    open: x\n"
+    let second = "version: 3\nrules:\n  - name: a\n    match: {uid: [zz]}\n    open: x\n"
+    let result = RuleSet.load(files: [("1.yaml", first), ("2.yaml", second)], environment: [:])
+    #expect(
+        result.diagnostics.map(\.headline) == [
+            "1.yaml:4:23: error: domain 'e.com/x' must not contain a path, query or fragment (use 'components')",
+            "1.yaml:7:12: error: empty 'match' in rule 'b' (write 'any: true' to match every tag)",
+            "2.yaml:1:10: error: unknown version '3' (expected 1)",
+            "2.yaml:3:11: error: duplicate rule name 'a' (first defined at 1.yaml:3:11)",
+            "2.yaml:4:19: error: UID 'zz' is not hex (expected like 04A1B2C3D4E580 or 04:a1:b2:c3)",
+        ])
+}
+
+@Test func secretValuesNeverAppearInDiagnostics() {
+    let yaml = rule("    match: {domains: ['${HOST}/x']}\n    open: x\n")
+    let result = RuleSet.load(files: [("f.yaml", yaml)], environment: ["HOST": "hunter2.example"])
+    #expect(
+        result.diagnostics.map(\.headline) == [
+            "f.yaml:4:23: error: domain '${HOST}/x' must not contain a path, query or fragment (use 'components')"
+        ])
+    #expect(!result.diagnostics.map(\.description).joined().contains("hunter2"))
+}
