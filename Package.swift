@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "NDEF", targets: ["NDEF"]),
         .library(name: "NFCTag", targets: ["NFCTag"]),
         .library(name: "TagRules", targets: ["TagRules"]),
+        .library(name: "TagActions", targets: ["TagActions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -73,8 +74,9 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "TagRouterCore", "VirtualTag",
+                "TagActions", "TagRouterCore", "VirtualTag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -33,11 +33,7 @@ public final class Outbox: Sendable {
         self.retention = max(1, retention)
         self.logger = logger
         do {
-            try FileManager.default.createDirectory(
-                atPath: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+            try Self.createDirectories(directory, databasePath: path)
             // Create the file 0600 before SQLite does, so it (and its -wal/-shm, which copy its mode) is private.
             let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
@@ -59,6 +55,27 @@ public final class Outbox: Sendable {
             throw error
         } catch {
             throw ActionError(.stateDatabase, "state database \(path): \(error)")
+        }
+    }
+
+    /// Whether a state database exists in `directory` (`tagrouter history` reads without creating one).
+    /// - Parameter directory: the state directory.
+    /// - Returns: whether `tagrouter.sqlite` exists there.
+    public static func exists(in directory: String) -> Bool {
+        FileManager.default.fileExists(atPath: StateDirectory.databasePath(in: directory))
+    }
+
+    /// `mkdir -p` with mode 0700 for the directories it creates, reporting the failing component and errno.
+    static func createDirectories(_ directory: String, databasePath: String) throws {
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw ActionError(
+                    .stateDatabase,
+                    "state database \(databasePath): cannot create directory \(prefix): \(String(cString: strerror(errno)))"
+                )
+            }
         }
     }
 

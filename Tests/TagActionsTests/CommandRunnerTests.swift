@@ -5,17 +5,25 @@ import Testing
 
 @Suite("CommandRunner: real processes")
 struct CommandRunnerTests {
-    static let hostileURIs: [String] = [
-        "https://x.example/; rm -rf /",
-        "https://x.example/$(id)",
-        "https://x.example/`id`",
-        "https://x.example/'quoted' \"double\"",
-        "https://x.example/line1\nline2\r\n",
-        "https://x.example/%FF%FE%00%C3%28",
-        "https://x.example/*?glob=[a-z]&x=$HOME|cat>/tmp/owned",
-        "-rf",
-        "",
-        "https://x.example/" + String(repeating: "A", count: 64 * 1024),
+    /// A hostile URI with a short name for the test report (one of them is 64 KiB).
+    struct HostileURI: CustomTestStringConvertible, Sendable {
+        var name: String
+        var value: String
+        var testDescription: String { name }
+    }
+
+    static let hostileURIs: [HostileURI] = [
+        .init(name: "semicolon rm -rf", value: "https://x.example/; rm -rf /"),
+        .init(name: "command substitution", value: "https://x.example/$(id)"),
+        .init(name: "backticks", value: "https://x.example/`id`"),
+        .init(name: "quotes", value: "https://x.example/'quoted' \"double\""),
+        .init(name: "newlines", value: "https://x.example/line1\nline2\r\n"),
+        .init(name: "percent-encoded invalid UTF-8", value: "https://x.example/%FF%FE%00%C3%28"),
+        .init(name: "globs, pipes, redirection", value: "https://x.example/*?glob=[a-z]&x=$HOME|cat>/tmp/owned"),
+        .init(name: "option-like", value: "-rf"),
+        .init(name: "empty", value: ""),
+        .init(name: "non-ASCII", value: "https://bücher.example/ü?q=日本"),
+        .init(name: "64 KiB", value: "https://x.example/" + String(repeating: "A", count: 64 * 1024)),
     ]
 
     static func event(uri: String) -> EventDocument {
@@ -31,7 +39,8 @@ struct CommandRunnerTests {
     }
 
     @Test("a hostile URI arrives byte-exact as one argument and in TAG_URI", arguments: hostileURIs)
-    func hostileURIArrivesAsOneArgument(uri: String) async throws {
+    func hostileURIArrivesAsOneArgument(hostile: HostileURI) async throws {
+        let uri = hostile.value
         try await TestEnvironment.withTemporaryDirectory { directory in
             let output = directory + "/record.json"
             let runner = CommandRunner(logger: TestEnvironment.logger)
