@@ -97,7 +97,7 @@ public struct CommandRunner: Sendable {
         if result.timedOut {
             logger.error("command timed out", metadata: metadata)
         } else if result.isSuccess {
-            logger.info("command finished", metadata: metadata)
+            logger.debug("command finished", metadata: metadata)
         } else {
             logger.warning("command failed", metadata: metadata)
         }
