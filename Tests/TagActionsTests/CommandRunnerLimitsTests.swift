@@ -117,4 +117,23 @@ struct CommandRunnerLimitsTests {
         #expect(dropped.first?.description == "command 'sleep' dropped: 1 running and 2 queued")
         #expect(runner.droppedCount == 7)
     }
+
+    @Test("a queued action whose task is cancelled leaves the queue at once")
+    func cancelledWhileQueued() async throws {
+        let runner = CommandRunner(concurrency: 1, queueLimit: 1, logger: TestEnvironment.logger)
+        async let first = runner.run(CommandAction(argv: ["sleep", "0.5"]))
+        try await Task.sleep(for: .milliseconds(100))
+        let queued = Task { try await runner.run(CommandAction(argv: ["/bin/true"])) }
+        try await Task.sleep(for: .milliseconds(50))
+        queued.cancel()
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        #expect(clock.now - start < .milliseconds(300))
+        // Its queue place is free again: another action can wait and then run.
+        let next = try await runner.run(CommandAction(argv: ["/bin/true"]))
+        #expect(next.isSuccess)
+        #expect(try await first.isSuccess)
+        #expect(runner.droppedCount == 0)
+    }
 }

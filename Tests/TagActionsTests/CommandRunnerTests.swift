@@ -93,6 +93,32 @@ struct CommandRunnerTests {
         }
     }
 
+    @Test("TAG_TEXT is the first Text record; a NUL in it empties TAG_TEXT but TAG_EVENT_JSON keeps it escaped")
+    func textVariable() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let runner = CommandRunner(logger: TestEnvironment.logger)
+            for (text, expected) in [("hello $(id)\n", "hello $(id)\n"), ("a\u{0}b", "")] {
+                var event = Self.event(uri: "https://x.example/")
+                var record = RecordSummary(tnf: "well-known", type: "T", payload: "00")
+                record.text = text
+                var second = record
+                second.text = "second"
+                event.records = [RecordSummary(tnf: "well-known", type: "U", payload: "00"), record, second]
+                let output = directory + "/text.json"
+                try await runner.run(
+                    CommandAction(argv: [TestEnvironment.argvRecorder], environment: ["ARGV_RECORDER_OUT": output]),
+                    event: event
+                )
+                let recording = try Recording(path: output)
+                #expect(recording.variable("TAG_TEXT") == expected)
+                let json = try #require(recording.environment["TAG_EVENT_JSON"])
+                let object = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]
+                let records = object?["records"] as? [[String: Any]]
+                #expect(records?[1]["text"] as? String == text)
+            }
+        }
+    }
+
     @Test("a program name is looked up on PATH and argv[0] is kept as written")
     func programLookedUpOnPath() async throws {
         let runner = CommandRunner(logger: TestEnvironment.logger)
