@@ -16,15 +16,21 @@ let package = Package(
         .library(name: "NDEF", targets: ["NDEF"]),
         .library(name: "NFCTag", targets: ["NFCTag"]),
         .library(name: "TagRules", targets: ["TagRules"]),
+        .library(name: "TagActions", targets: ["TagActions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // pcsc-lite's headers live in /usr/include/PCSC; pkg-config would add `-pthread`, a flag SwiftPM refuses
@@ -42,7 +48,22 @@ let package = Package(
             dependencies: ["NDEF", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "TagActions", dependencies: ["TagRules"], swiftSettings: swiftSettings),
+        .target(
+            name: "TagActions",
+            dependencies: [
+                "NDEF", "TagRules",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "TagRouterCore",
             dependencies: [
@@ -65,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagRouterCore", "TagRules", "VirtualTag",
+                "NDEF", "NFCTag", "PCSC", "TagActions", "TagRouterCore", "TagRules", "VirtualTag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -118,6 +139,27 @@ let package = Package(
             dependencies: [
                 "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Test helpers: a program that records its argv/environment, and a child that fills the outbox then dies.
+        .executableTarget(name: "argv-recorder", path: "Tests/Helpers/ArgvRecorder", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "outbox-child",
+            dependencies: ["TagActions", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Helpers/OutboxChild",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TagActionsTests",
+            dependencies: [
+                "TagActions", "argv-recorder", "outbox-child",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

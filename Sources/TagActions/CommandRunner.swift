@@ -1,0 +1,113 @@
+public import Logging
+
+/// Runs `run` actions: argv executed directly (never a shell), the `TAG_*` environment added, a timeout enforced,
+/// output captured up to a bound, at most `concurrency` commands at once with a bounded queue.
+///
+/// A timed-out command gets SIGTERM, then SIGKILL 2 s later, sent to its whole process group (each command runs
+/// in its own session), and is always reaped before ``run(_:event:)`` returns.
+public struct CommandRunner: Sendable {
+    /// Default bound on captured stdout and on captured stderr, each.
+    public static let defaultOutputLimit = 4096
+
+    let limiter: ConcurrencyLimiter
+    let outputLimit: Int
+    let killGrace: Duration
+    let logger: Logger
+
+    /// Creates a runner.
+    /// - Parameters:
+    ///   - concurrency: how many commands may run at once (`tagrouter run --concurrency`, default 4).
+    ///   - queueLimit: how many may wait for a slot; further ones are dropped with an error log.
+    ///   - outputLimit: how many bytes of stdout and of stderr to keep; the rest is read and discarded.
+    ///   - killGrace: time between SIGTERM and SIGKILL after a timeout (2 s per RULES.md).
+    ///   - logger: where results are logged.
+    public init(
+        concurrency: Int = 4,
+        queueLimit: Int = 64,
+        outputLimit: Int = CommandRunner.defaultOutputLimit,
+        killGrace: Duration = .seconds(2),
+        logger: Logger
+    ) {
+        self.limiter = ConcurrencyLimiter(limit: concurrency, queueLimit: queueLimit)
+        self.outputLimit = max(0, outputLimit)
+        self.killGrace = killGrace
+        self.logger = logger
+    }
+
+    /// How many commands were dropped because the queue was full, since the runner was created.
+    public var droppedCount: Int { limiter.droppedCount }
+
+    /// How many commands are running right now.
+    public var runningCount: Int { limiter.runningCount }
+
+    /// Runs one command to completion (or to its timeout) and logs the result.
+    /// - Parameters:
+    ///   - action: the rendered command.
+    ///   - event: the event, for `TAG_*` and `TAG_EVENT_JSON`; `nil` runs without them.
+    /// - Returns: how the command ended; a non-zero exit is a result.
+    /// - Throws: ``ActionError`` (`invalidCommand`, `launchFailed`, `queueFull`), or `CancellationError` when the
+    ///   task was cancelled while waiting for a slot.
+    @discardableResult
+    public func run(_ action: CommandAction, event: EventDocument? = nil) async throws -> CommandResult {
+        try action.validate()
+        let program = action.argv[0]
+        var logger = self.logger
+        logger[metadataKey: "action.kind"] = "run"
+        logger[metadataKey: "action.program"] = "\(program)"
+        if let event {
+            logger[metadataKey: "rule.name"] = "\(event.rule)"
+            logger[metadataKey: "event.id"] = "\(event.id)"
+        }
+        guard try await limiter.acquire() else {
+            logger.error(
+                "command dropped: queue full",
+                metadata: [
+                    "action.dropped_total": "\(limiter.droppedCount)", "action.queue_limit": "\(limiter.queueLimit)",
+                ]
+            )
+            throw ActionError(
+                .queueFull,
+                "command '\(program)' dropped: \(limiter.limit) running and \(limiter.queueLimit) queued"
+            )
+        }
+        defer { limiter.release() }
+        let environment = Self.environment(for: event, overrides: action.environment)
+        do {
+            let result = try await execute(action, environment: environment)
+            log(result, logger: logger)
+            return result
+        } catch let error as ActionError {
+            logger.error("command failed to start", metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+
+    func log(_ result: CommandResult, logger: Logger) {
+        var metadata: Logger.Metadata = ["action.duration_ms": "\(result.duration.milliseconds)"]
+        switch result.termination {
+        case .exited(let status): metadata["action.exit_code"] = "\(status)"
+        case .signaled(let signal): metadata["action.signal"] = "\(signal)"
+        }
+        if !result.standardOutput.isEmpty {
+            metadata["action.stdout"] = "\(String(decoding: result.standardOutput, as: UTF8.self))"
+        }
+        if !result.standardError.isEmpty {
+            metadata["action.stderr"] = "\(String(decoding: result.standardError, as: UTF8.self))"
+        }
+        if result.timedOut {
+            logger.error("command timed out", metadata: metadata)
+        } else if result.isSuccess {
+            logger.debug("command finished", metadata: metadata)
+        } else {
+            logger.warning("command failed", metadata: metadata)
+        }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+public import NDEF
+
+/// The event document of RULES.md ("webhook"): the default webhook body and `TAG_EVENT_JSON`.
+///
+/// Encoded with sorted keys and unescaped slashes, so the same event always gives the same bytes.
+public struct EventDocument: Sendable, Hashable, Encodable {
+    /// The tag part of the document.
+    public struct Tag: Sendable, Hashable, Encodable {
+        /// The UID as uppercase hex, if the tag has one.
+        public var uid: String?
+        /// The tag technology (`type2`, `type4`, …).
+        public var tech: String
+
+        /// Creates the tag part.
+        /// - Parameters:
+        ///   - uid: the UID as uppercase hex, if any.
+        ///   - tech: the tag technology.
+        public init(uid: String?, tech: String) {
+            self.uid = uid
+            self.tech = tech
+        }
+    }
+
+    /// The event id, a time-ordered UUID (see ``EventID``).
+    public var id: String
+    /// The time of the tap, RFC 3339 UTC with milliseconds.
+    public var time: String
+    /// The name of the matched rule.
+    public var rule: String
+    /// The PC/SC reader name.
+    public var reader: String
+    /// The tag.
+    public var tag: Tag
+    /// The tag's URI, if it has one.
+    public var uri: String?
+    /// The records, in the shape of RULES.md.
+    public var records: [RecordSummary]
+
+    /// Creates a document.
+    /// - Parameters:
+    ///   - id: the event id.
+    ///   - time: the tap time, RFC 3339 (see ``Timestamp/rfc3339(_:)``).
+    ///   - rule: the matched rule's name.
+    ///   - reader: the reader name.
+    ///   - tag: the tag's UID and technology.
+    ///   - uri: the tag's URI, if any.
+    ///   - records: the record summaries.
+    public init(
+        id: String,
+        time: String,
+        rule: String,
+        reader: String,
+        tag: Tag,
+        uri: String? = nil,
+        records: [RecordSummary] = []
+    ) {
+        self.id = id
+        self.time = time
+        self.rule = rule
+        self.reader = reader
+        self.tag = tag
+        self.uri = uri
+        self.records = records
+    }
+
+    /// The text of the first top-level Text record, as `{text}` and `TAG_TEXT` use it.
+    public var firstText: String? {
+        records.first { $0.tnf == "well-known" && $0.type == "T" && $0.text != nil }?.text
+    }
+
+    /// The document as JSON bytes (sorted keys, slashes unescaped).
+    public func jsonBytes() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding strings, optionals and arrays of them cannot fail.
+        return Array(try! encoder.encode(self))
+    }
+
+    /// The document as a JSON string.
+    public func jsonString() -> String {
+        String(decoding: jsonBytes(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,21 @@
+public import Foundation
+
+/// Event ids: UUID version 7 (RFC 9562), so ids sort by time, written in lowercase.
+public enum EventID {
+    /// A new id for an event at `date`.
+    /// - Parameter date: the event time; its milliseconds since 1970 fill the first 48 bits.
+    /// - Returns: the id, e.g. `0193b0c2-5e1f-7a3b-9c4d-2e6f8a0b1c3d`.
+    public static func make(at date: Date = Date()) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var generator = SystemRandomNumberGenerator()
+        for index in 6..<16 { bytes[index] = generator.next() }
+        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
+        bytes[6] = 0x70 | (bytes[6] & 0x0F)
+        bytes[8] = 0x80 | (bytes[8] & 0x3F)
+        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(
+            separator: "-"
+        )
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// What `tagrouter history` prints: recent taps and webhook deliveries, newest first.
+public struct HistoryReport: Sendable, Hashable, Encodable {
+    /// Recent taps.
+    public var taps: [TapRecord]
+    /// Recent webhook deliveries.
+    public var deliveries: [DeliveryRecord]
+
+    /// Creates a report.
+    /// - Parameters:
+    ///   - taps: the taps.
+    ///   - deliveries: the deliveries.
+    public init(taps: [TapRecord], deliveries: [DeliveryRecord]) {
+        self.taps = taps
+        self.deliveries = deliveries
+    }
+
+    /// The report as JSON (`--json`): `{"deliveries": [...], "taps": [...]}`, sorted keys.
+    public func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        // Strings, numbers and optionals always encode.
+        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The report as text for a terminal: one line per tap, one line per delivery.
+    public func text() -> String {
+        var lines: [String] = ["Taps:"]
+        if taps.isEmpty { lines.append("  (none)") }
+        for tap in taps {
+            var line =
+                "  \(Timestamp.rfc3339(tap.time))  \(tap.outcome.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))"
+            line += "  reader=\(Self.quoted(tap.reader))  uid=\(tap.uid ?? "-")  rule=\(tap.rule ?? "-")"
+            line += "  uri=\(tap.uri.map(Self.quoted) ?? "-")"
+            if let detail = tap.detail { line += "  (\(Self.quoted(detail)))" }
+            lines.append(line)
+        }
+        lines.append("Webhook deliveries:")
+        if deliveries.isEmpty { lines.append("  (none)") }
+        for delivery in deliveries {
+            var line = "  \(delivery.createdAt)  \(delivery.state.padding(toLength: 9, withPad: " ", startingAt: 0))"
+            line += "  \(delivery.method) \(delivery.url)  rule=\(delivery.rule)  attempts=\(delivery.attempts)"
+            line += "  status=\(delivery.lastStatus.map(String.init) ?? "-")"
+            if let next = delivery.nextAttemptAt { line += "  next=\(next)" }
+            if let error = delivery.lastError, delivery.state != "delivered" { line += "  error=\(Self.quoted(error))" }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Text safe for one terminal line: control characters escaped, long text cut.
+    static func quoted(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(300) {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return text.unicodeScalars.count > 300 ? out + "…" : out
+    }
+}

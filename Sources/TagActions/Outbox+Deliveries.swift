@@ -1,0 +1,154 @@
+public import Foundation
+import GRDB
+import Synchronization
+
+/// A pending delivery as the worker needs it for one attempt.
+struct PendingDelivery: Sendable, Hashable {
+    var id: Int64
+    var eventID: String
+    var rule: String
+    var url: String
+    var method: String
+    var headers: [WebhookRequest.Header]
+    var contentType: String
+    var body: [UInt8]
+    var secret: String?
+    var timeoutMilliseconds: Int64
+    var attempts: Int
+    var deadline: Int64
+}
+
+/// What one attempt changes in a delivery's row.
+struct DeliveryUpdate: Sendable, Hashable {
+    enum State: String, Sendable {
+        case pending, delivered, failed
+    }
+
+    var id: Int64
+    var state: State
+    var status: Int?
+    var error: String?
+    var nextAttemptAt: Int64
+    var finishedAt: Int64?
+}
+
+extension Outbox {
+    /// Writes a delivery durably, due at once. Call ``OutboxWorker/enqueue(_:)`` to also wake the worker.
+    /// - Parameters:
+    ///   - request: the rendered, validated request.
+    ///   - now: the acceptance time.
+    /// - Returns: the delivery's row id.
+    /// - Throws: ``ActionError`` (`invalidRequest` or `stateDatabase`).
+    @discardableResult
+    public func insert(_ request: WebhookRequest, now: Date = Date()) throws -> Int64 {
+        try request.validate()
+        let created = Timestamp.milliseconds(now)
+        let deadline = created + max(0, request.retryFor.milliseconds)
+        let headers = String(decoding: try JSONEncoder().encode(request.headers), as: UTF8.self)
+        return try write("store a webhook delivery") { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO deliveries (event_id, rule, url, method, headers, content_type, body, secret,
+                        timeout_ms, state, created_at, next_attempt_at, deadline)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                request.eventID, request.rule, request.url, request.method, headers, request.contentType,
+                Data(request.body), request.secret, max(1, request.timeout.milliseconds), created, created, deadline,
+            ])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// Pending deliveries due at `now`, oldest first, skipping `excluded` (in flight or awaiting their update).
+    func due(now: Int64, limit: Int, excluding excluded: Set<Int64>) throws -> [PendingDelivery] {
+        try read("read pending deliveries") { db in
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, event_id, rule, url, method, headers, content_type, body, secret, timeout_ms,
+                            attempts, deadline
+                        FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
+                        ORDER BY next_attempt_at, id LIMIT ?
+                        """
+                ),
+                arguments: [now, limit + excluded.count]
+            )
+            let decoder = JSONDecoder()
+            var due: [PendingDelivery] = []
+            while due.count < limit, let row = try rows.next() {
+                let id: Int64 = row["id"]
+                guard !excluded.contains(id) else { continue }
+                let headerText: String = row["headers"]
+                let body: Data = row["body"] ?? Data()
+                due.append(
+                    PendingDelivery(
+                        id: id,
+                        eventID: row["event_id"],
+                        rule: row["rule"],
+                        url: row["url"],
+                        method: row["method"],
+                        headers: (try? decoder.decode([WebhookRequest.Header].self, from: Data(headerText.utf8))) ?? [],
+                        contentType: row["content_type"],
+                        body: Array(body),
+                        secret: row["secret"],
+                        timeoutMilliseconds: row["timeout_ms"],
+                        attempts: row["attempts"],
+                        deadline: row["deadline"]
+                    )
+                )
+            }
+            return due
+        }
+    }
+
+    /// The earliest `next_attempt_at` among pending deliveries not in `excluded`, if any.
+    func nextAttemptTime(excluding excluded: Set<Int64>) throws -> Int64? {
+        try read("read pending deliveries") { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT id, next_attempt_at FROM deliveries WHERE state = 'pending' "
+                        + "ORDER BY next_attempt_at, id LIMIT ?"
+                ),
+                arguments: [excluded.count + 1]
+            )
+            return rows.first { !excluded.contains($0["id"]) }?["next_attempt_at"]
+        }
+    }
+
+    /// Applies the outcomes of many attempts in one transaction, then prunes old finished rows now and then.
+    func apply(_ updates: [DeliveryUpdate]) throws {
+        guard !updates.isEmpty else { return }
+        let finished = updates.filter { $0.state != .pending }.count
+        let shouldPrune = finished > 0 && writesSincePrune.add(finished, ordering: .relaxed).newValue >= 256
+        if shouldPrune { writesSincePrune.store(0, ordering: .relaxed) }
+        let retention = self.retention
+        try write("record webhook attempts") { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = ?,
+                        next_attempt_at = ?, finished_at = ? WHERE id = ?
+                    """
+            )
+            for update in updates {
+                try statement.execute(arguments: [
+                    update.state.rawValue, update.status, update.error, update.nextAttemptAt, update.finishedAt,
+                    update.id,
+                ])
+            }
+            if shouldPrune { try Self.pruneDeliveries(db, keeping: retention) }
+        }
+    }
+
+    /// Deletes the oldest finished deliveries beyond `keeping`.
+    static func pruneDeliveries(_ db: Database, keeping: Int) throws {
+        try db.execute(
+            sql: """
+                DELETE FROM deliveries WHERE state <> 'pending' AND id IN (
+                    SELECT id FROM deliveries WHERE state <> 'pending'
+                    ORDER BY finished_at DESC, id DESC LIMIT -1 OFFSET ?)
+                """,
+            arguments: [keeping]
+        )
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+public import Logging
+import Synchronization
+
+/// The state database (`<state dir>/tagrouter.sqlite`, SQLite in WAL mode): the durable webhook outbox and the
+/// tap history.
+///
+/// Every delivery is written here before its first attempt, so neither a crash nor a restart loses one. The
+/// rows hold what a retry needs to sign and send the request unchanged, including the rule's secret and
+/// headers (which may carry tokens): the directory is created mode 0700 and the database file 0600.
+public final class Outbox: Sendable {
+    /// The default number of finished deliveries, and of taps, kept for `tagrouter history`.
+    public static let defaultRetention = 10_000
+
+    /// The database file.
+    public let path: String
+    /// How many finished deliveries, and how many taps, are kept.
+    public let retention: Int
+    let pool: DatabasePool
+    let logger: Logger
+    let writesSincePrune = Atomic<Int>(0)
+
+    /// Opens (creating and migrating if needed) the state database in `directory`.
+    /// - Parameters:
+    ///   - directory: the state directory; created (0700) if missing.
+    ///   - retention: how many finished deliveries and taps to keep.
+    ///   - logger: where database maintenance is logged.
+    /// - Throws: ``ActionError`` (`stateDatabase`) naming the path and the cause.
+    public init(directory: String, retention: Int = Outbox.defaultRetention, logger: Logger) throws {
+        let path = StateDirectory.databasePath(in: directory)
+        self.path = path
+        self.retention = max(1, retention)
+        self.logger = logger
+        do {
+            try Self.createDirectories(directory, databasePath: path)
+            // Create the file 0600 before SQLite does, so it (and its -wal/-shm, which copy its mode) is private.
+            let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                throw ActionError(
+                    .stateDatabase,
+                    "state database \(path): cannot create: \(String(cString: strerror(errno)))"
+                )
+            }
+            fchmod(descriptor, 0o600)
+            close(descriptor)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch let error as ActionError {
+            throw error
+        } catch {
+            throw ActionError(.stateDatabase, "state database \(path): \(error)")
+        }
+    }
+
+    /// Whether a state database exists in `directory` (`tagrouter history` reads without creating one).
+    /// - Parameter directory: the state directory.
+    /// - Returns: whether `tagrouter.sqlite` exists there.
+    public static func exists(in directory: String) -> Bool {
+        FileManager.default.fileExists(atPath: StateDirectory.databasePath(in: directory))
+    }
+
+    /// `mkdir -p` with mode 0700 for the directories it creates, reporting the failing component and errno.
+    static func createDirectories(_ directory: String, databasePath: String) throws {
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw ActionError(
+                    .stateDatabase,
+                    "state database \(databasePath): cannot create directory \(prefix): \(String(cString: strerror(errno)))"
+                )
+            }
+        }
+    }
+
+    /// The schema, one migration per version.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE deliveries (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        event_id TEXT NOT NULL,
+                        rule TEXT NOT NULL,
+                        url TEXT NOT NULL,
+                        method TEXT NOT NULL,
+                        headers TEXT NOT NULL,
+                        content_type TEXT NOT NULL,
+                        body BLOB NOT NULL,
+                        secret TEXT,
+                        timeout_ms INTEGER NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_status INTEGER,
+                        last_error TEXT,
+                        created_at INTEGER NOT NULL,
+                        next_attempt_at INTEGER NOT NULL,
+                        deadline INTEGER NOT NULL,
+                        finished_at INTEGER
+                    );
+                    CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE state = 'pending';
+                    CREATE INDEX deliveries_finished ON deliveries (finished_at, id) WHERE state <> 'pending';
+                    CREATE TABLE taps (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        time INTEGER NOT NULL,
+                        reader TEXT NOT NULL,
+                        uid TEXT,
+                        uri TEXT,
+                        rule TEXT,
+                        outcome TEXT NOT NULL,
+                        detail TEXT,
+                        event_id TEXT
+                    );
+                    CREATE INDEX taps_time ON taps (time, id);
+                    """
+            )
+        }
+        return migrator
+    }
+
+    /// Runs a write transaction, turning database errors into ``ActionError``.
+    func write<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) throws -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw ActionError(.stateDatabase, "state database \(path): cannot \(what): \(error)")
+        }
+    }
+
+    /// Runs a read, turning database errors into ``ActionError``.
+    func read<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw ActionError(.stateDatabase, "state database \(path): cannot \(what): \(error)")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Synchronization
+
+/// A one-waiter doorbell: ``signal()`` wakes the pending ``wait(for:)`` or the next one.
+final class Wakeup: Sendable {
+    private struct State {
+        var isSignaled = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Rings the bell.
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.isSignaled = true
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    /// Waits for a signal, at most `timeout` if given, or until the task is cancelled.
+    func wait(for timeout: Duration?) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForSignal() }
+            if let timeout {
+                group.addTask { try? await Task.sleep(for: timeout) }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func waitForSignal() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.isSignaled || Task.isCancelled {
+                        state.isSignaled = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// A `webhook` action after its placeholders were rendered: one HTTP request to deliver at least once.
+public struct WebhookRequest: Sendable, Hashable {
+    /// One header line.
+    public struct Header: Sendable, Hashable, Codable {
+        /// The field name.
+        public var name: String
+        /// The field value.
+        public var value: String
+
+        /// Creates a header.
+        /// - Parameters:
+        ///   - name: the field name (an RFC 9110 token).
+        ///   - value: the value; must not contain CR, LF or NUL.
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The `http` or `https` URL, placeholders already percent-encoded.
+    public var url: String
+    /// The method, `POST` by default.
+    public var method: String
+    /// The rule's headers, in order. `User-Agent` and `X-TagRouter-*` are always set by TagRouter.
+    public var headers: [Header]
+    /// The body bytes, sent unchanged on every attempt.
+    public var body: [UInt8]
+    /// The `Content-Type`, unless `headers` has one.
+    public var contentType: String
+    /// The signing secret, if the rule has one.
+    public var secret: String?
+    /// The time limit of one attempt.
+    public var timeout: Duration
+    /// How long to keep retrying after the delivery was accepted (default 24 h).
+    public var retryFor: Duration
+    /// The event id, sent as `X-TagRouter-Event` on every attempt.
+    public var eventID: String
+    /// The rule that produced the request, for history and logs.
+    public var rule: String
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - url: the rendered URL.
+    ///   - method: the HTTP method.
+    ///   - headers: the rendered headers.
+    ///   - body: the body (the event document unless the rule has its own).
+    ///   - contentType: the body's media type.
+    ///   - secret: the signing secret, if any.
+    ///   - timeout: the per-attempt time limit (RULES.md example: 5 s).
+    ///   - retryFor: how long to retry.
+    ///   - eventID: the event id.
+    ///   - rule: the rule name.
+    public init(
+        url: String,
+        method: String = "POST",
+        headers: [Header] = [],
+        body: [UInt8] = [],
+        contentType: String = "application/json",
+        secret: String? = nil,
+        timeout: Duration = .seconds(5),
+        retryFor: Duration = .seconds(24 * 3600),
+        eventID: String,
+        rule: String
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.contentType = contentType
+        self.secret = secret
+        self.timeout = timeout
+        self.retryFor = retryFor
+        self.eventID = eventID
+        self.rule = rule
+    }
+
+    /// Checks what must never reach the wire: a non-http(s) URL, raw control or space characters in the URL,
+    /// a method or header name that is not a token, CR/LF/NUL in a header value.
+    /// - Throws: ``ActionError`` (`invalidRequest`) naming the rule and the offending part.
+    public func validate() throws {
+        let shown = Self.redacted(url)
+        guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+            throw ActionError(
+                .invalidRequest, "webhook of rule '\(rule)': URL \(shown) contains a space or control character")
+        }
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else {
+            throw ActionError(.invalidRequest, "webhook of rule '\(rule)': URL \(shown) is not an http or https URL")
+        }
+        guard Self.isToken(method) else {
+            throw ActionError(
+                .invalidRequest, "webhook of rule '\(rule)': method '\(method)' is not a valid HTTP method")
+        }
+        for header in headers + [Header("Content-Type", contentType)] {
+            guard Self.isToken(header.name) else {
+                throw ActionError(.invalidRequest, "webhook of rule '\(rule)': invalid header name '\(header.name)'")
+            }
+            if header.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+                throw ActionError(
+                    .invalidRequest,
+                    "webhook of rule '\(rule)': header '\(header.name)' contains CR, LF or NUL"
+                )
+            }
+        }
+    }
+
+    /// The URL without user info, query or fragment, safe to log (queries often carry tokens).
+    /// - Parameter url: any URL text.
+    /// - Returns: `scheme://host[:port]/path`, or a placeholder if it does not parse.
+    public static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.scheme != nil else { return "<invalid URL>" }
+        components.user = nil
+        components.password = nil
+        let hadQuery = components.query != nil
+        components.query = nil
+        components.fragment = nil
+        return (components.string ?? "<invalid URL>") + (hadQuery ? "?…" : "")
+    }
+
+    /// Whether `text` is an RFC 9110 token (method and header names).
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default: return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
+            }
+    }
+}

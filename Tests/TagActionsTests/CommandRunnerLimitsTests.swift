@@ -1,0 +1,139 @@
+import Foundation
+import TagActions
+import Testing
+
+@Suite("CommandRunner: timeouts and concurrency")
+struct CommandRunnerLimitsTests {
+    /// Whether `pid` still exists (a zombie still has a /proc entry).
+    static func processExists(_ pid: Int32) -> Bool {
+        FileManager.default.fileExists(atPath: "/proc/\(pid)")
+    }
+
+    @Test("sleep 1000 is terminated at the timeout and reaped")
+    func sleepIsKilledAndReaped() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let output = directory + "/record.json"
+            let runner = CommandRunner(logger: TestEnvironment.logger)
+            let result = try await runner.run(
+                CommandAction(
+                    argv: [TestEnvironment.argvRecorder, "1000"],
+                    environment: ["ARGV_RECORDER_OUT": output, "RECORDER_SLEEP_MS": "1000000"],
+                    timeout: .milliseconds(500)
+                )
+            )
+            #expect(result.timedOut)
+            #expect(result.termination == .signaled(SIGTERM))
+            #expect(result.duration < .seconds(5))
+            let recording = try Recording(path: output)
+            #expect(!Self.processExists(recording.pid))
+        }
+    }
+
+    @Test("/bin/sleep 1000 times out the same way")
+    func binSleep() async throws {
+        let runner = CommandRunner(logger: TestEnvironment.logger)
+        let result = try await runner.run(CommandAction(argv: ["sleep", "1000"], timeout: .milliseconds(300)))
+        #expect(result.timedOut)
+        #expect(result.termination == .signaled(SIGTERM))
+    }
+
+    @Test("a process that ignores SIGTERM gets SIGKILL after the grace period")
+    func ignoresTerm() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let output = directory + "/record.json"
+            let runner = CommandRunner(killGrace: .milliseconds(500), logger: TestEnvironment.logger)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = try await runner.run(
+                CommandAction(
+                    argv: [TestEnvironment.argvRecorder],
+                    environment: [
+                        "ARGV_RECORDER_OUT": output, "RECORDER_SLEEP_MS": "1000000", "RECORDER_IGNORE_TERM": "1",
+                    ],
+                    timeout: .milliseconds(300)
+                )
+            )
+            #expect(result.timedOut)
+            #expect(result.termination == .signaled(SIGKILL))
+            #expect(clock.now - start >= .milliseconds(700))
+            let recording = try Recording(path: output)
+            #expect(!Self.processExists(recording.pid))
+        }
+    }
+
+    @Test("at most `concurrency` commands run at once under 100 simultaneous actions")
+    func concurrencyLimitHolds() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let slots = directory + "/slots"
+            try FileManager.default.createDirectory(atPath: slots, withIntermediateDirectories: true)
+            let runner = CommandRunner(concurrency: 4, queueLimit: 100, logger: TestEnvironment.logger)
+            let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        try await runner.run(
+                            CommandAction(
+                                argv: [TestEnvironment.argvRecorder],
+                                environment: [
+                                    "ARGV_RECORDER_OUT": "\(directory)/\(index).json", "RECORDER_SLOT_DIR": slots,
+                                    "RECORDER_HOLD_MS": "20",
+                                ]
+                            )
+                        )
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 100)
+            #expect(results.allSatisfy { $0.isSuccess })
+            let observed = try (0..<100).map { try Recording(path: "\(directory)/\($0).json").concurrent }
+            #expect(observed.allSatisfy { $0 >= 1 && $0 <= 4 }, "observed \(observed.max() ?? 0) at once")
+            #expect(observed.max()! > 1, "commands never overlapped")
+            #expect(runner.droppedCount == 0)
+        }
+    }
+
+    @Test("overflow beyond the queue is dropped with an error and counted")
+    func queueOverflowIsDropped() async throws {
+        let runner = CommandRunner(concurrency: 1, queueLimit: 2, logger: TestEnvironment.logger)
+        let outcomes = await withTaskGroup(of: Result<CommandResult, ActionError>.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do {
+                        return .success(try await runner.run(CommandAction(argv: ["sleep", "0.3"])))
+                    } catch let error as ActionError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(ActionError(.launchFailed, "\(error)"))
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let succeeded = outcomes.filter { if case .success = $0 { true } else { false } }.count
+        let dropped = outcomes.compactMap { if case .failure(let error) = $0 { error } else { nil } }
+        #expect(succeeded == 3)
+        #expect(dropped.count == 7)
+        #expect(dropped.allSatisfy { $0.code == .queueFull })
+        #expect(dropped.first?.description == "command 'sleep' dropped: 1 running and 2 queued")
+        #expect(runner.droppedCount == 7)
+    }
+
+    @Test("a queued action whose task is cancelled leaves the queue at once")
+    func cancelledWhileQueued() async throws {
+        let runner = CommandRunner(concurrency: 1, queueLimit: 1, logger: TestEnvironment.logger)
+        async let first = runner.run(CommandAction(argv: ["sleep", "0.5"]))
+        try await Task.sleep(for: .milliseconds(100))
+        let queued = Task { try await runner.run(CommandAction(argv: ["/bin/true"])) }
+        try await Task.sleep(for: .milliseconds(50))
+        queued.cancel()
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        #expect(clock.now - start < .milliseconds(300))
+        // Its queue place is free again: another action can wait and then run.
+        let next = try await runner.run(CommandAction(argv: ["/bin/true"]))
+        #expect(next.isSuccess)
+        #expect(try await first.isSuccess)
+        #expect(runner.droppedCount == 0)
+    }
+}

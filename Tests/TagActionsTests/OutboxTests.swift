@@ -1,0 +1,93 @@
+import Foundation
+import TagActions
+import Testing
+
+@Suite("Outbox: the state database")
+struct OutboxTests {
+    @Test("the database is private (0600) in a 0700 directory, and reopening keeps the rows")
+    func permissionsAndReopen() async throws {
+        try await TestEnvironment.withTemporaryDirectory { temporary in
+            let directory = temporary + "/state/tagrouter"
+            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            try outbox.insert(WebhookRequest(url: "http://h/", secret: "k", eventID: "e1", rule: "r"))
+            let file = try FileManager.default.attributesOfItem(atPath: directory + "/tagrouter.sqlite")
+            let folder = try FileManager.default.attributesOfItem(atPath: directory)
+            #expect((file[.posixPermissions] as? Int) == 0o600)
+            #expect((folder[.posixPermissions] as? Int) == 0o700)
+            for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: outbox.path + suffix) {
+                let attributes = try FileManager.default.attributesOfItem(atPath: outbox.path + suffix)
+                #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            }
+            let reopened = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            #expect(try reopened.deliveries(eventID: "e1").map(\.state) == ["pending"])
+        }
+    }
+
+    @Test("an unusable state directory is a clear error naming the path")
+    func unusableDirectory() async throws {
+        try await TestEnvironment.withTemporaryDirectory { temporary in
+            let blocker = temporary + "/file"
+            _ = FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
+            #expect {
+                try Outbox(directory: blocker + "/state", logger: TestEnvironment.logger)
+            } throws: { error in
+                let error = error as? ActionError
+                return error?.code == .stateDatabase && error?.description.contains(blocker + "/state") == true
+            }
+        }
+    }
+
+    @Test("taps are recorded and listed newest first; --failed keeps failures only")
+    func tapsAndHistory() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            let base = Date(timeIntervalSince1970: 1_700_000_000)
+            try outbox.recordTap(
+                TapRecord(time: base, reader: "R1", uid: "04A1", uri: "https://x/", rule: "door", outcome: .matched)
+            )
+            try outbox.recordTap(TapRecord(time: base + 1, reader: "R2\nfake line", outcome: .ignored))
+            try outbox.recordTap(
+                TapRecord(time: base + 2, reader: "R1", rule: "door", outcome: .failed, detail: "exit 3")
+            )
+            let all = try outbox.history()
+            #expect(all.taps.map(\.outcome) == [.failed, .ignored, .matched])
+            #expect(try outbox.history(failedOnly: true).taps.map(\.outcome) == [.failed])
+            #expect(try outbox.history(limit: 1).taps.count == 1)
+            let text = all.text()
+            #expect(text.contains("2023-11-14T22:13:21.000Z  ignored     reader=R2\\nfake line  uid=-  rule=-  uri=-"))
+            #expect(text.contains("reader=R1  uid=04A1  rule=door  uri=https://x/"))
+            #expect(text.hasSuffix("Webhook deliveries:\n  (none)\n"))
+            let json = try JSONSerialization.jsonObject(with: Data(all.json().utf8)) as? [String: Any]
+            let taps = json?["taps"] as? [[String: Any]]
+            #expect(taps?.count == 3)
+            #expect(taps?.first?["time"] as? String == "2023-11-14T22:13:22.000Z")
+            #expect(taps?.first?["detail"] as? String == "exit 3")
+        }
+    }
+
+    @Test("retention keeps the newest taps")
+    func retention() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let outbox = try Outbox(directory: directory, retention: 5, logger: TestEnvironment.logger)
+            let base = Date(timeIntervalSince1970: 1_700_000_000)
+            for index in 0..<300 {
+                try outbox.recordTap(TapRecord(time: base + Double(index), reader: "R\(index)", outcome: .matched))
+            }
+            try outbox.prune()
+            let taps = try outbox.history(limit: 100).taps
+            #expect(taps.map(\.reader) == ["R299", "R298", "R297", "R296", "R295"])
+        }
+    }
+
+    @Test("the default state directory follows root / XDG_STATE_HOME / HOME")
+    func defaultStateDirectory() {
+        #expect(StateDirectory.defaultPath(environment: ["XDG_STATE_HOME": "/x"], isRoot: true) == "/var/lib/tagrouter")
+        #expect(
+            StateDirectory.defaultPath(environment: ["XDG_STATE_HOME": "/x/state"], isRoot: false)
+                == "/x/state/tagrouter")
+        #expect(
+            StateDirectory.defaultPath(environment: ["XDG_STATE_HOME": "rel", "HOME": "/home/u"], isRoot: false)
+                == "/home/u/.local/state/tagrouter")
+        #expect(StateDirectory.databasePath(in: "/s/") == "/s/tagrouter.sqlite")
+    }
+}

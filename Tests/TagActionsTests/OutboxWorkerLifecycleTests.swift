@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TagActions
+import Testing
+
+@Suite("OutboxWorker as a Service")
+struct OutboxWorkerLifecycleTests {
+    @Test("graceful shutdown ends run(); undelivered deliveries stay pending for the next start")
+    func gracefulShutdownKeepsPending() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let port = try await HTTPTestServer.freePort()
+            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            let worker = OutboxWorker(
+                outbox: outbox,
+                configuration: .init(userAgent: "tagrouter/test", retryPolicy: WorkerHarness.fastRetries),
+                logger: TestEnvironment.logger
+            )
+            let group = ServiceGroup(
+                configuration: .init(services: [worker], logger: TestEnvironment.logger)
+            )
+            let eventID = EventID.make()
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try worker.enqueue(
+                    WebhookRequest(
+                        url: "http://127.0.0.1:\(port)/down",
+                        timeout: .milliseconds(300),
+                        eventID: eventID,
+                        rule: "r"
+                    )
+                )
+                _ = try await WorkerHarness.waitForDelivery(outbox, eventID: eventID) { $0.attempts >= 1 }
+                let clock = ContinuousClock()
+                let start = clock.now
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                #expect(clock.now - start < .seconds(3))
+            }
+            #expect(try outbox.deliveries(eventID: eventID).map(\.state) == ["pending"])
+
+            // The next start delivers it.
+            let server = try await HTTPTestServer.start(port: port) { _, _ in .status(200) }
+            try await WorkerHarness.run(stateDirectory: directory) { worker, _ in
+                let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                    $0.state == "delivered"
+                }
+                #expect(record?.state == "delivered")
+            }
+            #expect(server.requests.count == 1)
+            try await server.stop()
+        }
+    }
+
+    @Test("a huge answer body is not read beyond the bound and does not stall delivery")
+    func hugeAnswerBody() async throws {
+        let huge = [UInt8](repeating: UInt8(ascii: "x"), count: 8 * 1024 * 1024)
+        let server = try await HTTPTestServer.start { _, _ in .status(502, body: huge) }
+        defer { Task { try? await server.stop() } }
+        let eventID = EventID.make()
+        try await WorkerHarness.run { worker, _ in
+            try worker.enqueue(
+                WebhookRequest(
+                    url: "http://127.0.0.1:\(server.port)/h",
+                    retryFor: .milliseconds(1),
+                    eventID: eventID,
+                    rule: "r"
+                )
+            )
+            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                $0.state != "pending"
+            }
+            #expect(record?.state == "failed")
+            #expect(record?.lastStatus == 502)
+            let error = try #require(record?.lastError)
+            #expect(error.count < 400)
+            #expect(error.hasPrefix("POST http://127.0.0.1:\(server.port)/h: HTTP 502: xxxx"))
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// One request as the test server received it.
+struct RecordedRequest: Sendable {
+    var method: String
+    var uri: String
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]
+    var receivedAt: ContinuousClock.Instant
+
+    /// The first value of a header, case-insensitively.
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// All values of a header.
+    func headerValues(_ name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
+}
+
+/// What the test server answers.
+enum TestResponse: Sendable {
+    /// A status line, headers and body.
+    case status(Int, headers: [(String, String)] = [], body: [UInt8] = [])
+    /// Raw bytes written as the answer (garbage status lines), then close.
+    case raw([UInt8])
+    /// Close the connection without answering.
+    case close
+}
+
+/// A real HTTP/1.1 server on 127.0.0.1 (SwiftNIO) that records requests and answers per a script.
+final class HTTPTestServer: Sendable {
+    typealias Script = @Sendable (_ request: RecordedRequest, _ index: Int) -> TestResponse
+
+    let port: Int
+    private let channel: any Channel
+    private let state: Mutex<[RecordedRequest]>
+
+    private init(port: Int, channel: any Channel) {
+        self.port = port
+        self.channel = channel
+        self.state = Mutex([])
+    }
+
+    /// Starts a server on `port` (0 = a free one) answering per `script`.
+    static func start(port: Int = 0, script: @escaping Script) async throws -> HTTPTestServer {
+        let recorder = Recorder(script: script)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(recorder: recorder))
+                }
+            }
+            .bind(host: "127.0.0.1", port: port).get()
+        let server = HTTPTestServer(port: channel.localAddress!.port!, channel: channel)
+        recorder.server.withLock { $0 = server }
+        return server
+    }
+
+    /// The requests received so far.
+    var requests: [RecordedRequest] { state.withLock { $0 } }
+
+    /// Waits until `count` requests arrived, or `timeout` passed.
+    @discardableResult
+    func waitForRequests(_ count: Int, timeout: Duration = .seconds(20)) async throws -> [RecordedRequest] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let requests = self.requests
+            if requests.count >= count { return requests }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return requests
+    }
+
+    /// Stops listening.
+    func stop() async throws {
+        try await channel.close()
+    }
+
+    fileprivate func record(_ request: RecordedRequest) -> Int {
+        state.withLock { requests in
+            requests.append(request)
+            return requests.count - 1
+        }
+    }
+
+    /// A port that was free a moment ago (bound, then released).
+    static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress!.port!
+        try await channel.close()
+        return port
+    }
+}
+
+private final class Recorder: Sendable {
+    let script: HTTPTestServer.Script
+    let server = Mutex<HTTPTestServer?>(nil)
+
+    init(script: @escaping HTTPTestServer.Script) {
+        self.script = script
+    }
+}
+
+private final class Handler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let recorder: Recorder
+    var head: HTTPRequestHead?
+    var body: [UInt8] = []
+
+    init(recorder: Recorder) {
+        self.recorder = recorder
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body = []
+        case .body(let buffer):
+            body += buffer.readableBytesView
+        case .end:
+            guard let head, let server = recorder.server.withLock({ $0 }) else { return }
+            let request = RecordedRequest(
+                method: head.method.rawValue,
+                uri: head.uri,
+                headers: head.headers.map { ($0.name, $0.value) },
+                body: body,
+                receivedAt: .now
+            )
+            let index = server.record(request)
+            respond(recorder.script(request, index), context: context, keepAlive: head.isKeepAlive)
+        }
+    }
+
+    private func respond(_ response: TestResponse, context: ChannelHandlerContext, keepAlive: Bool) {
+        switch response {
+        case .close:
+            context.close(promise: nil)
+        case .raw(let bytes):
+            // Bypass the HTTP encoder: write from its position in the pipeline, straight to the socket, then close.
+            let channel = context.channel
+            guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            else { return context.close(promise: nil) }
+            encoder.writeAndFlush(NIOAny(channel.allocator.buffer(bytes: bytes))).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+        case .status(let code, let extraHeaders, let body):
+            var headers = HTTPHeaders(extraHeaders)
+            headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+            let head = HTTPResponseHead(
+                version: .http1_1, status: HTTPResponseStatus(statusCode: code), headers: headers)
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            if !body.isEmpty {
+                context.write(
+                    wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+            }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                if !keepAlive { channel.close(promise: nil) }
+            }
+        }
+    }
+}

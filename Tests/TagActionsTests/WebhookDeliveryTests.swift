@@ -1,0 +1,187 @@
+import Crypto
+import Foundation
+import TagActions
+import Testing
+
+@Suite("Webhook delivery to a real HTTP server")
+struct WebhookDeliveryTests {
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    @Test("method, headers, body and an independently recomputed signature arrive")
+    func requestArrivesSigned() async throws {
+        let server = try await HTTPTestServer.start { _, _ in .status(204) }
+        defer { Task { try? await server.stop() } }
+        let eventID = EventID.make()
+        let body = Array(#"{"tag_id": "04A1", "device_id": "door \"1\""}"#.utf8)
+        try await WorkerHarness.run { worker, _ in
+            try worker.enqueue(
+                WebhookRequest(
+                    url: "http://127.0.0.1:\(server.port)/api/events/tag_scanned?x=%3B",
+                    method: "PUT",
+                    headers: [.init("Authorization", "Bearer abc"), .init("X-TagRouter-Event", "forged")],
+                    body: body,
+                    secret: "s3cret",
+                    eventID: eventID,
+                    rule: "door"
+                )
+            )
+            let delivered = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                $0.state == "delivered"
+            }
+            #expect(delivered?.attempts == 1)
+            #expect(delivered?.lastStatus == 204)
+        }
+        let request = try #require(server.requests.first)
+        #expect(server.requests.count == 1)
+        #expect(request.method == "PUT")
+        #expect(request.uri == "/api/events/tag_scanned?x=%3B")
+        #expect(request.body == body)
+        #expect(request.header("Authorization") == "Bearer abc")
+        #expect(request.header("Content-Type") == "application/json")
+        #expect(request.header("User-Agent") == "tagrouter/test")
+        #expect(request.headerValues("X-TagRouter-Event") == [eventID])
+        let timestamp = try #require(request.header("X-TagRouter-Timestamp"))
+        let seconds = try #require(Int64(timestamp))
+        #expect(abs(seconds - Int64(Date().timeIntervalSince1970)) < 60)
+        let expected = HMAC<SHA256>.authenticationCode(
+            for: Array("\(timestamp).".utf8) + request.body,
+            using: SymmetricKey(data: Array("s3cret".utf8))
+        )
+        #expect(request.header("X-TagRouter-Signature") == "sha256=" + Self.hex(expected))
+    }
+
+    @Test("500, then 503 with Retry-After: 1, then 200: delivered on the third attempt, Retry-After honoured")
+    func retriesUntilSuccess() async throws {
+        let server = try await HTTPTestServer.start { _, index in
+            switch index {
+            case 0: .status(500, body: Array("boom".utf8))
+            case 1: .status(503, headers: [("Retry-After", "1")])
+            default: .status(200)
+            }
+        }
+        defer { Task { try? await server.stop() } }
+        let eventID = EventID.make()
+        try await WorkerHarness.run { worker, _ in
+            try worker.enqueue(
+                WebhookRequest(
+                    url: "http://127.0.0.1:\(server.port)/hook", body: [1, 2, 3], eventID: eventID, rule: "r")
+            )
+            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                $0.state == "delivered"
+            }
+            #expect(record?.attempts == 3)
+            #expect(record?.lastStatus == 200)
+        }
+        let requests = server.requests
+        #expect(requests.count == 3)
+        #expect(Set(requests.map { $0.header("X-TagRouter-Event") }) == [eventID])
+        #expect(requests.allSatisfy { $0.body == [1, 2, 3] })
+        #expect(requests[2].receivedAt - requests[1].receivedAt >= .milliseconds(950))
+    }
+
+    @Test("a closed port is retried until the receiver comes up")
+    func closedPortIsRetried() async throws {
+        let port = try await HTTPTestServer.freePort()
+        let eventID = EventID.make()
+        let server = try await WorkerHarness.run { worker, _ in
+            try worker.enqueue(
+                WebhookRequest(url: "http://127.0.0.1:\(port)/hook", timeout: .seconds(1), eventID: eventID, rule: "r")
+            )
+            let retrying = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) { $0.attempts >= 2 }
+            #expect(retrying?.state == "pending")
+            #expect(retrying?.lastStatus == nil)
+            #expect(retrying?.lastError?.hasPrefix("POST http://127.0.0.1:\(port)/hook: ") == true)
+            let server = try await HTTPTestServer.start(port: port) { _, _ in .status(200) }
+            let delivered = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                $0.state == "delivered"
+            }
+            #expect(delivered?.lastStatus == 200)
+            return server
+        }
+        #expect(server.requests.count == 1)
+        try await server.stop()
+    }
+
+    @Test("400 fails at once, without retry, and is listed by history --failed")
+    func clientErrorFailsWithoutRetry() async throws {
+        let server = try await HTTPTestServer.start { _, _ in .status(400, body: Array("bad tag\r\nid".utf8)) }
+        defer { Task { try? await server.stop() } }
+        let eventID = EventID.make()
+        try await WorkerHarness.run { worker, _ in
+            try worker.enqueue(
+                WebhookRequest(url: "http://127.0.0.1:\(server.port)/hook?token=SECRET", eventID: eventID, rule: "r")
+            )
+            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                $0.state != "pending"
+            }
+            #expect(record?.state == "failed")
+            #expect(record?.attempts == 1)
+            #expect(record?.lastStatus == 400)
+            #expect(record?.lastError == "POST http://127.0.0.1:\(server.port)/hook?…: HTTP 400: bad tagid")
+            try await Task.sleep(for: .milliseconds(500))
+            let failed = try worker.outbox.history(failedOnly: true).deliveries
+            #expect(failed.map(\.eventID) == [eventID])
+            #expect(!failed[0].url.contains("SECRET"))
+        }
+        #expect(server.requests.count == 1)
+    }
+
+    @Test("a garbage status line is a retried error naming the URL")
+    func garbageAnswerIsRetried() async throws {
+        let server = try await HTTPTestServer.start { _, index in
+            index == 0 ? .raw(Array("HTTP/1.1 99999999999 \u{1}\u{2}\r\n\r\n".utf8)) : .status(200)
+        }
+        defer { Task { try? await server.stop() } }
+        let eventID = EventID.make()
+        try await WorkerHarness.run { worker, _ in
+            try worker.enqueue(WebhookRequest(url: "http://127.0.0.1:\(server.port)/g", eventID: eventID, rule: "r"))
+            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                $0.state != "pending"
+            }
+            #expect(record?.state == "delivered")
+            #expect(record?.attempts == 2)
+        }
+    }
+
+    @Test("retries stop at retryFor: the delivery is kept as failed")
+    func retryForIsHonoured() async throws {
+        let server = try await HTTPTestServer.start { _, _ in .status(503, headers: [("Retry-After", "99999999")]) }
+        defer { Task { try? await server.stop() } }
+        let eventID = EventID.make()
+        try await WorkerHarness.run { worker, _ in
+            try worker.enqueue(
+                WebhookRequest(
+                    url: "http://127.0.0.1:\(server.port)/h",
+                    retryFor: .milliseconds(800),
+                    eventID: eventID,
+                    rule: "r"
+                )
+            )
+            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                $0.state != "pending"
+            }
+            #expect(record?.state == "failed")
+            #expect(record?.lastStatus == 503)
+            #expect(record?.lastError?.hasSuffix("; gave up after 2 attempts") == true)
+        }
+        #expect(server.requests.count == 2)
+    }
+
+    @Test("an invalid request is refused before it is stored")
+    func invalidRequestIsRefused() async throws {
+        try await WorkerHarness.run { worker, _ in
+            #expect(throws: ActionError.self) {
+                try worker.enqueue(WebhookRequest(url: "file:///etc/passwd", eventID: "e", rule: "r"))
+            }
+            #expect(throws: ActionError.self) {
+                try worker.enqueue(
+                    WebhookRequest(url: "http://h/", headers: [.init("X", "a\r\nEvil: 1")], eventID: "e", rule: "r")
+                )
+            }
+            let counts = try worker.outbox.deliveryCounts()
+            #expect(counts.isEmpty)
+        }
+    }
+}
