@@ -41,7 +41,7 @@ func randomType4CardsAreReadOrRejected(seed: UInt64) async throws {
             let nlen = Int.random(in: 0...(fileSize - nlenSize), using: &generator)
             for index in 0..<nlenSize { file[index] = UInt8(truncatingIfNeeded: nlen >> (8 * (nlenSize - 1 - index))) }
         }
-        let card = Type4Card(ccFile: cc, ndefFile: file)
+        let card = Type4CardFake(ccFile: cc, ndefFile: file)
         do {
             let reading = try await TagReader().read(atr: Hex.bytes("3B 80 80 01 01"), channel: card)
             if case .message(let message) = reading.content {
@@ -59,7 +59,7 @@ func randomType4CardsAreReadOrRejected(seed: UInt64) async throws {
 @Test func type4CardFakeMatchesTheScriptedSequence() async throws {
     let message = Fixtures.uriMessage(length: 100)
     let file = [0x00, 0x64] + message + [UInt8](repeating: 0, count: 200)
-    let card = Type4Card(ccFile: Hex.bytes("000F 20 00FF 00FF 0406 E104 0800 00 00"), ndefFile: file)
+    let card = Type4CardFake(ccFile: Hex.bytes("000F 20 00FF 00FF 0406 E104 0800 00 00"), ndefFile: file)
     let reading = try await TagReader().read(atr: Hex.bytes("3B 80 80 01 01"), channel: card)
     #expect(reading.content == .message(message))
     #expect(

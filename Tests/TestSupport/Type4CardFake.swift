@@ -5,7 +5,7 @@ import Synchronization
 /// configured), SELECT of files by identifier and READ BINARY from the selected file, the way ISO 7816-4 cards
 /// do (`6A 82` for an unknown AID or file, `6B 00` for an offset past the end, fewer bytes with `62 82` when
 /// the file ends before Le).
-public final class Type4Card: CardChannel {
+public final class Type4CardFake: CardChannel {
     /// The CC file (E103) contents.
     public let ccFile: [UInt8]
     /// The NDEF file contents.
