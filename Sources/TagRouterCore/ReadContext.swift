@@ -1,0 +1,64 @@
+public import Logging
+public import NFCTag
+import PCSC
+import Synchronization
+
+/// The pcsc-lite context taps are read through: established on first use, dropped when pcscd goes away so the
+/// next tap establishes a fresh one.
+public final class ReadContext: Sendable {
+    let logger: Logger
+    private let context = Mutex<PCSCContext?>(nil)
+
+    /// Creates an empty holder; nothing is established until the first read.
+    /// - Parameter logger: passed to the context.
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Reads the card on `reader`.
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - atr: the ATR the watcher reported.
+    /// - Returns: what the tag holds.
+    /// - Throws: `PCSCError` or `NFCTagError`, as ``CardReading/read(reader:atr:context:)``.
+    public func read(reader: String, atr: [UInt8]) async throws -> TagReading {
+        let context = try await current()
+        do {
+            return try await CardReading.read(reader: reader, atr: atr, context: context)
+        } catch let error as PCSCError where error.isServiceLost {
+            await drop(context)
+            throw error
+        }
+    }
+
+    /// Forgets the context (pcscd was lost): the next read establishes a new one.
+    public func reset() async {
+        if let old = context.withLock({ value -> PCSCContext? in
+            defer { value = nil }
+            return value
+        }) {
+            await old.release()
+        }
+    }
+
+    private func current() async throws -> PCSCContext {
+        if let existing = context.withLock({ $0 }) { return existing }
+        let fresh = try await PCSCContext.establish(logger: logger)
+        let (kept, spare) = context.withLock { value -> (PCSCContext, PCSCContext?) in
+            if let value { return (value, fresh) }
+            value = fresh
+            return (fresh, nil)
+        }
+        if let spare { await spare.release() }
+        return kept
+    }
+
+    private func drop(_ stale: PCSCContext) async {
+        let isCurrent = context.withLock { value -> Bool in
+            guard let current = value, current === stale else { return false }
+            value = nil
+            return true
+        }
+        if isCurrent { await stale.release() }
+    }
+}
