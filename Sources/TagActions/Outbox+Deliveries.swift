@@ -102,6 +102,15 @@ extension Outbox {
         }
     }
 
+    /// How many deliveries wait in the outbox (the `tagrouter_outbox_depth` metric).
+    /// - Returns: the number of pending deliveries.
+    /// - Throws: ``ActionError`` (`stateDatabase`) if the state database cannot be read.
+    public func pendingCount() throws -> Int {
+        try read("count pending deliveries") { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deliveries WHERE state = 'pending'") ?? 0
+        }
+    }
+
     /// The earliest `next_attempt_at` among pending deliveries not in `excluded`, if any.
     func nextAttemptTime(excluding excluded: Set<Int64>) throws -> Int64? {
         try read("read pending deliveries") { db in

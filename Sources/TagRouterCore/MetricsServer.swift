@@ -8,7 +8,7 @@ public import ServiceLifecycle
 /// Serves the Prometheus exposition of a registry at `GET /metrics` (any other path answers 404).
 ///
 /// A `Service`: it binds when run, answers until graceful shutdown, then closes the listening socket.
-public struct MetricsServer: Service {
+public struct MetricsServer: Service, CustomStringConvertible {
     let host: String
     let port: Int
     let registry: PrometheusCollectorRegistry
@@ -93,4 +93,7 @@ public struct MetricsServer: Service {
             logger.debug("metrics.connection_failed", metadata: ["error": "\(error)"])
         }
     }
+
+    /// The service's name in lifecycle logs.
+    public var description: String { "MetricsServer" }
 }

@@ -10,17 +10,17 @@ public final class RuleStore: Sendable {
     let logger: Logger
     private let current: Mutex<RuleSet>
 
-    /// Loads the rules for the first time.
+    /// Creates the store with rules already loaded.
     /// - Parameters:
-    ///   - sources: rule files and folders, in order.
+    ///   - sources: rule files and folders, in order, for reloads.
     ///   - environment: the environment for `${VAR}` expansion.
+    ///   - initial: the rules loaded at start-up.
     ///   - logger: where reloads are logged.
-    /// - Throws: `TagRulesError` with every diagnostic when the rules are invalid.
-    public init(sources: [String], environment: [String: String], logger: Logger) throws {
+    public init(sources: [String], environment: [String: String], initial: RuleSet, logger: Logger) {
         self.sources = sources
         self.environment = environment
         self.logger = logger
-        self.current = Mutex(try RuleSet.load(sources: sources, environment: environment).get())
+        self.current = Mutex(initial)
     }
 
     /// The rule set in force.

@@ -1,0 +1,41 @@
+import CoreMetrics
+public import Logging
+public import ServiceLifecycle
+public import TagActions
+
+/// Keeps the `tagrouter_outbox_depth` gauge up to date by counting pending deliveries now and then.
+public struct OutboxGauge: Service, CustomStringConvertible {
+    let outbox: Outbox
+    let metrics: RouterMetrics
+    let interval: Duration
+    let logger: Logger
+
+    /// Creates the updater.
+    /// - Parameters:
+    ///   - outbox: the outbox to count.
+    ///   - metrics: holds the gauge.
+    ///   - interval: time between counts.
+    ///   - logger: where a failing count is logged.
+    public init(outbox: Outbox, metrics: RouterMetrics, interval: Duration = .seconds(5), logger: Logger) {
+        self.outbox = outbox
+        self.metrics = metrics
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Counts until graceful shutdown or cancellation.
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully {
+            do {
+                metrics.outboxDepth.record(try outbox.pendingCount())
+            } catch {
+                logger.warning("outbox.count_failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            try Task.checkCancellation()
+        }
+    }
+
+    /// The service's name in lifecycle logs.
+    public var description: String { "OutboxGauge" }
+}

@@ -1,0 +1,124 @@
+import Foundation
+public import Logging
+import PCSC
+import Prometheus
+import ServiceLifecycle
+import TagActions
+import TagRules
+import UnixSignals
+
+/// The composition root of `tagrouter run`: loads the rules, opens the state database, wires the services
+/// into one `ServiceGroup` and runs it until SIGTERM or SIGINT.
+public enum RouterLauncher {
+    /// How a run ended.
+    public enum Outcome: Sendable, Equatable {
+        /// Stopped by a signal after a clean shutdown (exit status 0).
+        case stopped
+        /// The rules were invalid at start-up; the diagnostics were printed (exit status 1).
+        case invalidRules
+        /// The state directory could not be used (exit status 1).
+        case stateUnavailable(String)
+    }
+
+    /// Runs the router.
+    /// - Parameters:
+    ///   - settings: what `tagrouter run` was told.
+    ///   - environment: the process environment (`${VAR}` expansion in rules, `PATH` for the opener).
+    ///   - logger: where everything logs.
+    ///   - printError: where start-up diagnostics are printed (standard error).
+    /// - Returns: how the run ended.
+    /// - Throws: an error from a service that failed (the metrics address could not be bound, …).
+    public static func run(
+        settings: RouterSettings, environment: [String: String], logger: Logger,
+        printError: @Sendable (String) -> Void
+    ) async throws -> Outcome {
+        let loaded = RuleSet.load(sources: settings.rulesSources, environment: environment)
+        guard let ruleSet = loaded.ruleSet else {
+            printError(CheckReport(loaded).text)
+            return .invalidRules
+        }
+        for warning in loaded.diagnostics where warning.severity == .warning {
+            logger.warning("rules.diagnostic", metadata: ["diagnostic": "\(warning.headline)"])
+        }
+        let store = RuleStore(
+            sources: settings.rulesSources, environment: environment, initial: ruleSet, logger: logger)
+
+        let registry = PrometheusCollectorRegistry()
+        let metrics = RouterMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var services: [any Service] = []
+
+        var outbox: Outbox?
+        var worker: OutboxWorker?
+        if !settings.isDryRun {
+            do {
+                let opened = try Outbox(directory: settings.stateDirectory, logger: logger)
+                let outboxWorker = OutboxWorker(
+                    outbox: opened, configuration: .init(userAgent: "tagrouter/\(Version.current)"), logger: logger)
+                outbox = opened
+                worker = outboxWorker
+                services.append(outboxWorker)
+                services.append(OutboxGauge(outbox: opened, metrics: metrics, logger: logger))
+            } catch {
+                printError("state directory \(settings.stateDirectory): \(error)")
+                return .stateUnavailable("\(error)")
+            }
+        }
+        let opener = try? Opener.find(searchPath: environment["PATH"])
+        if opener == nil, ruleSet.rules.contains(where: { $0.actions.contains(where: \.isOpen) }) {
+            logger.warning("no URL opener (xdg-open) on PATH: open actions will fail; install xdg-utils")
+        }
+        let dispatcher = Dispatcher(
+            runner: CommandRunner(concurrency: settings.concurrency, logger: logger), opener: opener, outbox: worker,
+            isDryRun: settings.isDryRun, logger: logger)
+        let pipeline = TapPipeline(
+            readContext: ReadContext(logger: logger), rules: store, dispatcher: dispatcher, history: outbox,
+            metrics: metrics, logger: logger)
+        let router = Router(
+            configuration: .init(acceptsReader: settings.acceptsReader, gracePeriod: settings.gracePeriod),
+            watcher: ReaderWatcher(logger: logger), pipeline: pipeline, logger: logger)
+        services.insert(router, at: 0)
+        services.append(RulesReloader(store: store, logger: logger))
+        if let address = settings.metricsAddress {
+            services.append(MetricsServer(host: address.host, port: address.port, registry: registry, logger: logger))
+        }
+
+        await announce(ruleCount: ruleSet.rules.count, settings: settings, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+        logger.info("stopped")
+        return .stopped
+    }
+
+    /// Says what the router starts with: `watching N readers with M rules`, `waiting for a reader…`, or that
+    /// pcscd is not running yet.
+    static func announce(ruleCount: Int, settings: RouterSettings, logger: Logger) async {
+        let rules = "\(ruleCount) rule\(ruleCount == 1 ? "" : "s")"
+        let mode = settings.isDryRun ? " (dry run: nothing will be done)" : ""
+        do {
+            let context = try await PCSCContext.establish(logger: logger)
+            let readers = ((try? await context.readers()) ?? []).filter(settings.acceptsReader)
+            await context.release()
+            if readers.isEmpty {
+                logger.info("waiting for a reader… (\(rules) loaded)\(mode)")
+            } else {
+                logger.info(
+                    "watching \(readers.count) reader\(readers.count == 1 ? "" : "s") with \(rules)\(mode)",
+                    metadata: ["readers": "\(readers.joined(separator: ", "))"])
+            }
+        } catch {
+            logger.warning(
+                "pcscd is not running: waiting for it… (\(rules) loaded)\(mode)", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension Action {
+    /// Whether this is an `open` action (which needs a URL opener).
+    var isOpen: Bool {
+        if case .open = self { return true }
+        return false
+    }
+}

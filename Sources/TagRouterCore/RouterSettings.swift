@@ -1,0 +1,44 @@
+/// Everything `tagrouter run` can be told.
+public struct RouterSettings: Sendable {
+    /// Rule files and folders, in order.
+    public var rulesSources: [String]
+    /// The state directory (tap history, webhook outbox).
+    public var stateDirectory: String
+    /// Only readers for which this returns `true` are used.
+    public var acceptsReader: @Sendable (String) -> Bool
+    /// Log what would be done, do nothing.
+    public var isDryRun: Bool
+    /// Where to serve `/metrics`, if anywhere.
+    public var metricsAddress: (host: String, port: Int)?
+    /// How many commands may run at once.
+    public var concurrency: Int
+    /// How long taps in progress may take to finish at shutdown.
+    public var gracePeriod: Duration
+
+    /// Creates settings.
+    /// - Parameters:
+    ///   - rulesSources: rule files and folders.
+    ///   - stateDirectory: the state directory.
+    ///   - acceptsReader: the reader filter; every reader by default.
+    ///   - isDryRun: dry-run mode.
+    ///   - metricsAddress: the metrics address, if any.
+    ///   - concurrency: the command concurrency (RULES.md default: 4).
+    ///   - gracePeriod: the shutdown grace period.
+    public init(
+        rulesSources: [String],
+        stateDirectory: String,
+        acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true },
+        isDryRun: Bool = false,
+        metricsAddress: (host: String, port: Int)? = nil,
+        concurrency: Int = 4,
+        gracePeriod: Duration = .seconds(3)
+    ) {
+        self.rulesSources = rulesSources
+        self.stateDirectory = stateDirectory
+        self.acceptsReader = acceptsReader
+        self.isDryRun = isDryRun
+        self.metricsAddress = metricsAddress
+        self.concurrency = concurrency
+        self.gracePeriod = gracePeriod
+    }
+}
