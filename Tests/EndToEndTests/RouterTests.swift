@@ -1,0 +1,172 @@
+import Foundation
+import TestSupport
+import Testing
+import VirtualTag
+
+/// `tagrouter run`, the built binary, against a real private pcscd with virtual tags (issue 6).
+@Suite(.serialized) struct RouterTests {
+    static let exampleRules =
+        "version: 1\nrules:\n"
+        + recordingRule(name: "door", match: "{ domains: [example.com] }", marker: "door", extra: "cooldown: 2s")
+
+    @Test func matchingTagRunsTheCommandOnceWithTheExactArgvAndOtherTagsAreIgnored() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules) { harness in
+            let uri = "https://example.com/door?x=$(id);rm%20-rf"
+            let tag = try harness.present(uri: uri)
+            try await harness.waitForDispatches(1)
+            await tag.remove()
+            #expect(harness.dispatched == ["door|Virtual PCD 00 00|\(uri)"])
+            let other = try harness.present(uri: "https://other.example.org/")
+            try await harness.router.waitForLog("tap.ignored")
+            await other.remove()
+            #expect(harness.dispatched.count == 1)
+            #expect(harness.router.lines(containing: " info tap ").count == 1)
+        }
+    }
+
+    @Test func aTagRestingTenSecondsDispatchesOnce() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules) { harness in
+            let tag = try harness.present(uri: "https://example.com/shelf")
+            await tag.hold(for: .seconds(10))
+            await tag.remove()
+            try await harness.router.waitForLog("pcsc.card.removed")
+            #expect(harness.dispatched.count == 1)
+        }
+    }
+
+    @Test func aRetapWithinCooldownIsSuppressedAndAfterItFires() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules) { harness in
+            let first = try harness.present(uri: "https://example.com/door")
+            try await harness.waitForDispatches(1)
+            let dispatchedAt = ContinuousClock.now
+            await first.remove()
+            try await harness.router.waitForLog("pcsc.card.removed")
+            let second = try harness.present(uri: "https://example.com/door")
+            try await harness.router.waitForLog("tap.suppressed")
+            await second.remove()
+            #expect(harness.dispatched.count == 1)
+            try await Task.sleep(until: dispatchedAt + .milliseconds(2_300))
+            let third = try harness.present(uri: "https://example.com/door")
+            try await harness.waitForDispatches(2)
+            await third.remove()
+        }
+    }
+
+    @Test func twoReadersTappedTogetherDispatchOnceEach() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules) { harness in
+            let left = try harness.present(uri: "https://example.com/left", slot: 0)
+            let right = try harness.present(
+                uri: "https://example.com/right", slot: 1, uid: [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
+            try await harness.waitForDispatches(2)
+            await left.remove()
+            await right.remove()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(
+                harness.dispatched.sorted() == [
+                    "door|Virtual PCD 00 00|https://example.com/left",
+                    "door|Virtual PCD 00 01|https://example.com/right",
+                ])
+        }
+    }
+
+    @Test func sighupWithABrokenFileKeepsTheOldRulesAndAFixedFileIsPickedUp() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules) { harness in
+            let file = harness.rulesDirectory + "/10-test.yaml"
+            let good = try String(contentsOfFile: file, encoding: .utf8)
+            try (good + "  - name: broken\n    match: {}\n").write(toFile: file, atomically: true, encoding: .utf8)
+            harness.router.signal(SIGHUP)
+            try await harness.router.waitForLog("rules.reload_failed")
+            let tap = try harness.present(uri: "https://example.com/still")
+            try await harness.waitForDispatches(1)
+            await tap.remove()
+            #expect(harness.dispatched.last?.hasPrefix("door|") == true)
+            let fixed =
+                "version: 1\nrules:\n"
+                + recordingRule(name: "door-v2", match: "{ domains: [example.com] }", marker: "v2")
+            try fixed.replacingOccurrences(of: "OUT", with: harness.outputPath).write(
+                toFile: file, atomically: true, encoding: .utf8)
+            try await harness.router.waitForLog("rules.reloaded")
+            try await harness.router.waitForLog("pcsc.card.removed")
+            let again = try harness.present(
+                uri: "https://example.com/new", uid: [0x04, 0x99, 0x88, 0x77, 0x66, 0x55, 0x44])
+            try await harness.waitForDispatches(2)
+            await again.remove()
+            #expect(harness.dispatched.last == "v2|Virtual PCD 00 00|https://example.com/new")
+        }
+    }
+
+    @Test func afterPcscdRestartsTheNextTapDispatches() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules) { harness in
+            try await harness.pcscd.restart()
+            try await harness.router.waitForLog("pcscd is back", timeout: .seconds(20))
+            try await harness.router.waitForLog("reader.added", count: 4)
+            let tap = try harness.present(uri: "https://example.com/after-restart")
+            try await harness.waitForDispatches(1)
+            await tap.remove()
+            #expect(harness.router.isRunning)
+        }
+    }
+
+    @Test func aTagRippedAwayMidReadDispatchesNothingAndTheNextFullTapOnce() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules) { harness in
+            let ripped = try harness.present(uri: "https://example.com/ripped", answeringAtMost: 3)
+            try await harness.router.waitForLog("tap.read_failed")
+            await ripped.waitUntilGone()
+            try await harness.router.waitForLog("pcsc.card.removed")
+            #expect(harness.dispatched.isEmpty)
+            let full = try harness.present(uri: "https://example.com/full")
+            try await harness.waitForDispatches(1)
+            await full.remove()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(harness.dispatched == ["door|Virtual PCD 00 00|https://example.com/full"])
+        }
+    }
+
+    @Test func dryRunLogsWhatItWouldDoAndDoesNothing() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules, arguments: ["--dry-run"]) { harness in
+            let tap = try harness.present(uri: "https://example.com/dry")
+            try await harness.router.waitForLog("dry-run: would run")
+            await tap.remove()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(harness.dispatched.isEmpty)
+        }
+    }
+
+    @Test func jsonLogsHaveOneObjectPerTap() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules, arguments: ["--log-format", "json"]) { harness in
+            let tap = try harness.present(uri: "https://example.com/json")
+            try await harness.waitForDispatches(1)
+            await tap.remove()
+            try await harness.router.waitForLog(#""message":"tap""#)
+            let line = try #require(harness.router.lines(containing: #""message":"tap""#).first)
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+            #expect(object["reader.name"] == "Virtual PCD 00 00")
+            #expect(object["tag.uid"] == "04A1B2C3D4E580")
+            #expect(object["rule.name"] == "door")
+            #expect(object["ndef.uri"] == "https://example.com/json")
+            #expect(object["action.outcome"] == "run ok (exit 0)")
+        }
+    }
+
+    @Test func sigtermExitsZeroWithinFiveSeconds() async throws {
+        try await RouterHarness.with(rules: Self.exampleRules) { harness in
+            let (status, _) = try await harness.router.terminate(timeout: .seconds(5))
+            #expect(status == 0)
+            #expect(harness.router.log.contains("stopped"))
+        }
+    }
+
+    @Test func invalidRulesAtStartPrintTheDiagnosticsAndExitOne() async throws {
+        let directory = NSTemporaryDirectory() + "router-invalid-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "version: 1\nrules:\n  - name: bad\n    match: {}\n    open: \"{uri}\"\n"
+            .write(toFile: directory + "/r.yaml", atomically: true, encoding: .utf8)
+        let output = try await TagRouterBinary.run(
+            ["run", "--rules", directory + "/r.yaml", "--state-dir", directory + "/state"],
+            environment: ProcessInfo.processInfo.environment)
+        #expect(output.status == 1)
+        #expect(output.standardError.contains(directory + "/r.yaml:4:12: error:"), "\(output.standardError)")
+    }
+}
