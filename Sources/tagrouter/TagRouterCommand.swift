@@ -10,7 +10,7 @@ struct TagRouterCommand: AsyncParsableCommand {
         version: Version.current,
         subcommands: [
             DecodeCommand.self, ReadersCommand.self, ReadCommand.self, EmulateCommand.self, CheckCommand.self,
-            MatchCommand.self, HistoryCommand.self, RunCommand.self,
+            MatchCommand.self, HistoryCommand.self, RunCommand.self, DoctorCommand.self,
         ]
     )
 }

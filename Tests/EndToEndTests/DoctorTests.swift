@@ -1,0 +1,56 @@
+import Foundation
+import TestSupport
+import Testing
+import VirtualTag
+
+/// `tagrouter doctor`, the built binary, against the private pcscd and without one.
+@Suite(.serialized) struct DoctorTests {
+    static func rulesFile(in directory: String) throws -> String {
+        let path = directory + "/rules.yaml"
+        try "version: 1\nrules:\n  - name: log\n    match: { any: true }\n    run: [\"/bin/true\"]\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func allIsWellWithPcscdAReaderAndACard() async throws {
+        try await RouterHarness.with(rules: RouterTests.exampleRules) { harness in
+            let tag = try harness.present(uri: "https://example.com/doctor")
+            try await waitUntilPcscdSeesACard(harness.pcscd)
+            let output = try await TagRouterBinary.run(
+                [
+                    "doctor", "--rules", try Self.rulesFile(in: harness.directory), "--state-dir",
+                    harness.directory + "/s",
+                ],
+                environment: harness.pcscd.environment)
+            await tag.remove()
+            #expect(output.status == 0, "\(output.standardOutput)")
+            #expect(output.standardOutput.contains("ok       pcscd: reachable at \(harness.pcscd.socketPath)"))
+            #expect(
+                output.standardOutput.contains(#"reader "Virtual PCD 00 00": contactless slot, card present (type2)"#))
+            #expect(output.standardOutput.contains("ok       card access"))
+            #expect(output.standardOutput.contains("ok       rules: 1 rules in 1 files"))
+            #expect(output.standardOutput.hasSuffix("everything TagRouter needs is in place\n"))
+        }
+    }
+
+    @Test func noPcscdAndBrokenRulesAreProblemsWithTheirFixes() async throws {
+        let directory = NSTemporaryDirectory() + "doctor-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "version: 2\n".write(toFile: directory + "/bad.yaml", atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PCSCLITE_CSOCK_NAME"] = directory + "/no-such.comm"
+        let output = try await TagRouterBinary.run(
+            ["doctor", "--rules", directory + "/bad.yaml", "--state-dir", directory + "/s", "--json"],
+            environment: environment)
+        #expect(output.status == 1)
+        let checks = try #require(
+            try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: String]])
+        let pcscd = try #require(checks.first { $0["name"] == "pcscd" })
+        #expect(pcscd["status"] == "problem")
+        #expect(pcscd["fix"]?.contains("systemctl enable --now pcscd.socket") == true)
+        let rules = try #require(checks.first { $0["name"] == "rules" })
+        #expect(rules["status"] == "problem")
+        #expect(checks.first { $0["name"] == "state directory" }?["status"] == "ok")
+    }
+}
