@@ -16,7 +16,12 @@ public struct DomainPattern: Sendable, Hashable, CustomStringConvertible {
     func matches(host candidate: String, port candidatePort: Int?) -> Bool {
         if let port, port != candidatePort { return false }
         if isWildcard {
-            return candidate.utf8.count > host.utf8.count + 1 && candidate.hasSuffix("." + host)
+            // A byte comparison: both are lower-case ASCII, and no string is built per check.
+            let suffix = host.utf8
+            let whole = candidate.utf8
+            guard whole.count > suffix.count + 1 else { return false }
+            let dot = whole.index(whole.endIndex, offsetBy: -(suffix.count + 1))
+            return whole[dot] == UInt8(ascii: ".") && whole[whole.index(after: dot)...].elementsEqual(suffix)
         }
         return candidate == host
     }

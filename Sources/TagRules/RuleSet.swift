@@ -45,7 +45,9 @@ public struct RuleSet: Sendable {
         var matched: [MatchedRule] = []
         for candidate in index.candidates(for: subject?.uri, uid: event.uid) {
             // Evaluated in place: copying a Rule per candidate would retain all its fields.
-            guard rules[candidate].conditions.evaluate(event, &subject, explaining: false).matched else { continue }
+            guard rules[candidate].matcher.conditions.evaluate(event, &subject, explaining: false).matched else {
+                continue
+            }
             let rule = rules[candidate]
             matched.append(MatchedRule(index: candidate, rule: rule))
             if !rule.continues { break }
@@ -66,7 +68,7 @@ public struct RuleSet: Sendable {
                     rule: rule.name, location: rule.location, verdict: .notEvaluated,
                     reason: "not evaluated: an earlier rule matched without `continue`")
             }
-            let outcome = rule.conditions.evaluate(event, &subject, explaining: true)
+            let outcome = rule.matcher.conditions.evaluate(event, &subject, explaining: true)
             if outcome.matched {
                 decided = !rule.continues
                 return Explanation(
