@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "TagRouterCore", "TagRules", "VirtualTag",
+                "NDEF", "TagRouterCore", "TagRules", "VirtualTag",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -62,7 +62,17 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NDEFTests",
+            dependencies: ["NDEF", "TestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "tagrouterTests",
+            dependencies: ["tagrouter", "NDEF", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TagRulesTests",

@@ -1,24 +1,34 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Benchmarks live in their own package so that the main build stays lean (ARCHITECTURE.md).
+/// Benchmarks for TagRouter's hot paths (package-benchmark). Run with `make bench`, or
+/// `cd Benchmarks && swift package --disable-sandbox benchmark`.
 let package = Package(
     name: "TagRouterBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "TagRouter", path: ".."),
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .executableTarget(
+            name: "NDEFBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NDEF", package: "TagRouter"),
+            ],
+            path: "NDEFBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "RulesBenchmarks",
             dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "TagRules", package: "TagRouter"),
-                .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "RulesBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-        )
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

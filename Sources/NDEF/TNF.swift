@@ -16,4 +16,19 @@ public enum TNF: UInt8, Sendable, Hashable, CaseIterable {
     case unchanged = 6
     /// Reserved by the NFC Forum; a record carrying it is invalid.
     case reserved = 7
+
+    /// The name used in JSON output (RULES.md): `empty`, `well-known`, `media`, `absolute-uri`, `external`,
+    /// `unknown`, `unchanged` or `reserved`.
+    public var name: String {
+        switch self {
+        case .empty: "empty"
+        case .wellKnown: "well-known"
+        case .media: "media"
+        case .absoluteURI: "absolute-uri"
+        case .external: "external"
+        case .unknown: "unknown"
+        case .unchanged: "unchanged"
+        case .reserved: "reserved"
+        }
+    }
 }

@@ -8,6 +8,6 @@ struct TagRouterCommand: AsyncParsableCommand {
         commandName: "tagrouter",
         abstract: "Background tag reading for Linux: route NFC tags to commands, apps and webhooks.",
         version: Version.current,
-        subcommands: [CheckCommand.self, MatchCommand.self]
+        subcommands: [DecodeCommand.self, CheckCommand.self, MatchCommand.self]
     )
 }
