@@ -25,6 +25,9 @@ struct MatchConditions: Sendable {
         func fail(_ reason: @autoclosure () -> String) -> Outcome {
             Outcome(matched: false, reason: explaining ? reason() : "")
         }
+        if uids == nil, tech == nil, !any, Self.isBlank(event) {
+            return fail("the tag is blank (no NDEF records): only uid, tech or any rules take blank tags")
+        }
         if needsURI {
             guard let uri = subject?.uri else {
                 return fail(event.uri == nil ? "the tag has no URI" : "the tag's URI is not a valid URI")
@@ -77,6 +80,12 @@ struct MatchConditions: Sendable {
             return fail("components: no component object matches")
         }
         return Outcome(matched: true, reason: explaining ? "all of: \(matchedSummary)" : "")
+    }
+
+    /// Whether the event carries no NDEF content at all (a blank tag, or a card without NDEF).
+    static func isBlank(_ event: TagEvent) -> Bool {
+        event.records.isEmpty && event.uri == nil && event.texts.isEmpty && event.mediaTypes.isEmpty
+            && event.externalTypes.isEmpty
     }
 
     /// The conditions that held, for `explain`.
