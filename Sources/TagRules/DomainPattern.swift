@@ -13,7 +13,7 @@ public struct DomainPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether a URI host (normalized) and its effective port match this entry.
-    func matches(host candidate: String, port candidatePort: Int?) -> Bool {
+    func matches(host candidate: Substring, port candidatePort: Int?) -> Bool {
         if let port, port != candidatePort { return false }
         if isWildcard {
             // A byte comparison: both are lower-case ASCII, and no string is built per check.
@@ -23,7 +23,7 @@ public struct DomainPattern: Sendable, Hashable, CustomStringConvertible {
             let dot = whole.index(whole.endIndex, offsetBy: -(suffix.count + 1))
             return whole[dot] == UInt8(ascii: ".") && whole[whole.index(after: dot)...].elementsEqual(suffix)
         }
-        return candidate == host
+        return candidate.utf8.elementsEqual(host.utf8)
     }
 }
 

@@ -43,7 +43,7 @@ struct MatchConditions: Sendable {
                 guard let host = uri.host else { return fail("domains: the URI has no host") }
                 let port = uri.effectivePort
                 if !domains.contains(where: { $0.matches(host: host, port: port) }) {
-                    let shown = host + (uri.port.map { ":\($0)" } ?? "")
+                    let shown = String(host) + (uri.port.map { ":\($0)" } ?? "")
                     return fail(
                         "domains: host '\(shown)' matches none of \(domains.map(\.description).joined(separator: ", "))"
                     )

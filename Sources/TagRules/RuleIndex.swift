@@ -74,9 +74,9 @@ struct RuleIndex: Sendable {
     private func addCandidates(for uri: ParsedURI, to lists: inout Buckets) {
         if let bucket = schemes[uri.scheme] { lists.append(bucket) }
         if let host = uri.host {
-            if let bucket = exactHosts[HostKey(scheme: uri.scheme, host: Substring(host))] { lists.append(bucket) }
+            if let bucket = exactHosts[HostKey(scheme: uri.scheme, host: host)] { lists.append(bucket) }
             if !wildcardParents.isEmpty {
-                var rest = Substring(host)
+                var rest = host
                 while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
                     rest = rest[rest.utf8.index(after: dot)...]
                     if let bucket = wildcardParents[HostKey(scheme: uri.scheme, host: rest)] { lists.append(bucket) }
