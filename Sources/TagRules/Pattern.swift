@@ -55,8 +55,8 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter text: the subject.
     /// - Returns: whether it matches.
     public func matches(_ text: String) -> Bool {
-        let subject = isCaseFolded ? Array(text.lowercased().utf8) : Array(text.utf8)
-        return matches(subject)
+        if isCaseFolded { return matches(Array(text.lowercased().utf8)) }
+        return text.utf8.withContiguousStorageIfAvailable { matches($0) } ?? matches(Array(text.utf8))
     }
 
     /// The classic two-pointer glob match: linear in practice, O(n·m) worst case, never exponential.
