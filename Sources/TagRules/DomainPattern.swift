@@ -26,15 +26,3 @@ public struct DomainPattern: Sendable, Hashable, CustomStringConvertible {
         return candidate.utf8.elementsEqual(host.utf8)
     }
 }
-
-/// One `mime` entry: `type/subtype` or `type/*`, lower case.
-struct MIMEPattern: Sendable, Hashable {
-    var type: String
-    /// nil for `type/*`.
-    var subtype: String?
-
-    func matches(_ mediaType: String) -> Bool {
-        guard let subtype else { return mediaType.hasPrefix(type + "/") }
-        return mediaType == type + "/" + subtype
-    }
-}
