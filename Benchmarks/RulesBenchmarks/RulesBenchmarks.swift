@@ -5,7 +5,7 @@ import TagRules
 /// matches/s on one core, 10,000 rules no more than 3× the cost of 10, loading 10,000 rules under one second).
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
+        metrics: [.wallClock, .cpuUser, .cpuTotal, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
 
     for count in [10, 10_000] {
         let ruleSet = try! RuleSet.load(files: [("bench.yaml", RuleCorpus.yaml(ruleCount: count))], environment: [:])

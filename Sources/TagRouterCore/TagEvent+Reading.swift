@@ -10,15 +10,7 @@ extension TagEvent {
     ///   - reader: the reader name.
     public init(reading: TagReading, message: NDEFMessage, reader: String) {
         self.init(
-            uid: reading.uid.map(UID.hex),
-            reader: reader,
-            tech: reading.technology.rawValue,
-            records: message.records,
-            uri: message.tagURI,
-            texts: message.texts,
-            mediaTypes: message.mediaTypes,
-            externalTypes: message.externalTypes
-        )
+            uid: reading.uid.map(UID.hex), reader: reader, tech: reading.technology.rawValue, message: message)
     }
 }
 

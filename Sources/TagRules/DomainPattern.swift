@@ -13,23 +13,16 @@ public struct DomainPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether a URI host (normalized) and its effective port match this entry.
-    func matches(host candidate: String, port candidatePort: Int?) -> Bool {
+    func matches(host candidate: Substring, port candidatePort: Int?) -> Bool {
         if let port, port != candidatePort { return false }
         if isWildcard {
-            return candidate.utf8.count > host.utf8.count + 1 && candidate.hasSuffix("." + host)
+            // A byte comparison: both are lower-case ASCII, and no string is built per check.
+            let suffix = host.utf8
+            let whole = candidate.utf8
+            guard whole.count > suffix.count + 1 else { return false }
+            let dot = whole.index(whole.endIndex, offsetBy: -(suffix.count + 1))
+            return whole[dot] == UInt8(ascii: ".") && whole[whole.index(after: dot)...].elementsEqual(suffix)
         }
-        return candidate == host
-    }
-}
-
-/// One `mime` entry: `type/subtype` or `type/*`, lower case.
-struct MIMEPattern: Sendable, Hashable {
-    var type: String
-    /// nil for `type/*`.
-    var subtype: String?
-
-    func matches(_ mediaType: String) -> Bool {
-        guard let subtype else { return mediaType.hasPrefix(type + "/") }
-        return mediaType == type + "/" + subtype
+        return candidate.utf8.elementsEqual(host.utf8)
     }
 }

@@ -29,7 +29,13 @@ extension FileParser {
     /// Parses one `run`, `open` or `webhook` value.
     func parseAction(_ kind: String, _ node: Node, context: String) -> Action? {
         switch kind {
-        case "open": return template(node, "'open'").map { .open($0) }
+        case "open":
+            guard let uri = template(node, "'open'") else { return nil }
+            if uri.segments.isEmpty {
+                error(node, "'open' is empty \(context) (write \"{uri}\" to open the tag's URI)")
+                return nil
+            }
+            return .open(uri)
         case "run": return parseRun(node, context: context).map { .run($0) }
         default: return parseWebhook(node, context: context).map { .webhook($0) }
         }

@@ -25,6 +25,9 @@ struct MatchConditions: Sendable {
         func fail(_ reason: @autoclosure () -> String) -> Outcome {
             Outcome(matched: false, reason: explaining ? reason() : "")
         }
+        if uids == nil, tech == nil, !any, Self.isBlank(event) {
+            return fail("the tag is blank (no NDEF records): only uid, tech or any rules take blank tags")
+        }
         if needsURI {
             guard let uri = subject?.uri else {
                 return fail(event.uri == nil ? "the tag has no URI" : "the tag's URI is not a valid URI")
@@ -40,7 +43,7 @@ struct MatchConditions: Sendable {
                 guard let host = uri.host else { return fail("domains: the URI has no host") }
                 let port = uri.effectivePort
                 if !domains.contains(where: { $0.matches(host: host, port: port) }) {
-                    let shown = host + (uri.port.map { ":\($0)" } ?? "")
+                    let shown = String(host) + (uri.port.map { ":\($0)" } ?? "")
                     return fail(
                         "domains: host '\(shown)' matches none of \(domains.map(\.description).joined(separator: ", "))"
                     )
@@ -77,6 +80,12 @@ struct MatchConditions: Sendable {
             return fail("components: no component object matches")
         }
         return Outcome(matched: true, reason: explaining ? "all of: \(matchedSummary)" : "")
+    }
+
+    /// Whether the event carries no NDEF content at all (a blank tag, or a card without NDEF).
+    static func isBlank(_ event: TagEvent) -> Bool {
+        event.records.isEmpty && event.uri == nil && event.texts.isEmpty && event.mediaTypes.isEmpty
+            && event.externalTypes.isEmpty
     }
 
     /// The conditions that held, for `explain`.

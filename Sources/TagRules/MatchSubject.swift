@@ -44,11 +44,11 @@ struct MatchSubject {
         let range = range(part) ?? 0..<0
         if part == .path, range.isEmpty { return pattern.matches(Self.slash) }
         if mode.isVerbatim {
-            return uri.bytes[range].withUnsafeBufferPointer { pattern.matches($0) }
+            return uri.withBytes { pattern.matches(UnsafeBufferPointer(rebasing: $0[range])) }
         }
         let key = part.rawValue * 4 + mode.index
         if let cached = prepared[key] { return pattern.matches(cached) }
-        let bytes = Self.prepare(uri.bytes[range], mode)
+        let bytes = uri.withBytes { Self.prepare($0[range], mode) }
         prepared[key] = bytes
         return pattern.matches(bytes)
     }
@@ -56,47 +56,51 @@ struct MatchSubject {
     /// Whether every named query item matches its pattern (AASA: absent = empty, every repeat must match).
     mutating func matchesQueryItems(_ conditions: [QueryItemCondition], _ mode: Mode) -> Bool {
         let items = queryItems()
-        for condition in conditions {
-            var seen = false
-            for item in items {
-                let name = uri.bytes[item.name]
-                let sameName =
-                    mode.isVerbatim
-                    ? name.elementsEqual(condition.name) : Self.prepare(name, mode) == condition.name
-                guard sameName else { continue }
-                seen = true
-                let value = uri.bytes[item.value]
-                let matched =
-                    mode.isVerbatim
-                    ? value.withUnsafeBufferPointer { condition.pattern.matches($0) }
-                    : condition.pattern.matches(Self.prepare(value, mode))
-                if !matched { return false }
+        return uri.withBytes { bytes in
+            for condition in conditions {
+                var seen = false
+                for item in items {
+                    let name = bytes[item.name]
+                    let sameName =
+                        mode.isVerbatim
+                        ? name.elementsEqual(condition.name) : Self.prepare(name, mode) == condition.name
+                    guard sameName else { continue }
+                    seen = true
+                    let value = bytes[item.value]
+                    let matched =
+                        mode.isVerbatim
+                        ? condition.pattern.matches(UnsafeBufferPointer(rebasing: value))
+                        : condition.pattern.matches(Self.prepare(value, mode))
+                    if !matched { return false }
+                }
+                if !seen, !condition.pattern.matches([]) { return false }
             }
-            if !seen, !condition.pattern.matches([]) { return false }
+            return true
         }
-        return true
     }
 
     private mutating func queryItems() -> [QueryItem] {
         if let items { return items }
         var result: [QueryItem] = []
         if let query = uri.query {
-            var start = query.lowerBound
-            while start <= query.upperBound {
-                let end = uri.bytes[start..<query.upperBound].firstIndex(of: UInt8(ascii: "&")) ?? query.upperBound
-                if end > start {
-                    let equals = uri.bytes[start..<end].firstIndex(of: UInt8(ascii: "="))
-                    result.append(
-                        QueryItem(name: start..<(equals ?? end), value: equals.map { ($0 + 1)..<end } ?? end..<end))
+            uri.withBytes { bytes in
+                var start = query.lowerBound
+                while start <= query.upperBound {
+                    let end = bytes[start..<query.upperBound].firstIndex(of: UInt8(ascii: "&")) ?? query.upperBound
+                    if end > start {
+                        let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "="))
+                        result.append(
+                            QueryItem(name: start..<(equals ?? end), value: equals.map { ($0 + 1)..<end } ?? end..<end))
+                    }
+                    start = end + 1
                 }
-                start = end + 1
             }
         }
         items = result
         return result
     }
 
-    static func prepare(_ bytes: ArraySlice<UInt8>, _ mode: Mode) -> [UInt8] {
+    static func prepare<C: Collection<UInt8>>(_ bytes: C, _ mode: Mode) -> [UInt8] {
         var result = mode.percentEncoded ? Array(bytes) : URIText.percentDecoded(bytes)
         if !mode.caseSensitive { result = Array(String(decoding: result, as: UTF8.self).lowercased().utf8) }
         return result

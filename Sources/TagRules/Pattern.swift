@@ -55,8 +55,8 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter text: the subject.
     /// - Returns: whether it matches.
     public func matches(_ text: String) -> Bool {
-        let subject = isCaseFolded ? Array(text.lowercased().utf8) : Array(text.utf8)
-        return matches(subject)
+        if isCaseFolded { return matches(Array(text.lowercased().utf8)) }
+        return text.utf8.withContiguousStorageIfAvailable { matches($0) } ?? matches(Array(text.utf8))
     }
 
     /// The classic two-pointer glob match: linear in practice, O(n·m) worst case, never exponential.
@@ -99,28 +99,33 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         let n = s.count
         let m = elements.count
         let width = n + 1
-        // table[p * width + i]: whether elements[p...] match s[i...].
-        var table = [Bool](repeating: false, count: (m + 1) * width)
-        table[m * width + n] = true
-        var i = n
-        while i >= 0 {
-            var p = m - 1
-            while p >= 0 {
-                let matched: Bool
-                switch elements[p] {
-                case .star:
-                    matched = table[(p + 1) * width + i] || (i < n && table[p * width + i + UTF8Scalar.length(s, i)])
-                case .alternatives(let options):
-                    matched = options.contains { Self.hasPrefix(s, i, $0) && table[(p + 1) * width + i + $0.count] }
-                default:
-                    matched = Self.step(elements[p], s, i).map { table[(p + 1) * width + i + $0] } ?? false
+        // table[p * width + i]: whether elements[p...] match s[i...]. Small tables live on the stack.
+        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: (m + 1) * width) { table in
+            table.initialize(repeating: false)
+            table[m * width + n] = true
+            var i = n
+            while i >= 0 {
+                var p = m - 1
+                while p >= 0 {
+                    let matched: Bool
+                    switch elements[p] {
+                    case .star:
+                        matched =
+                            table[(p + 1) * width + i] || (i < n && table[p * width + i + UTF8Scalar.length(s, i)])
+                    case .alternatives(let options):
+                        matched = options.contains {
+                            Self.hasPrefix(s, i, $0) && table[(p + 1) * width + i + $0.count]
+                        }
+                    default:
+                        matched = Self.step(elements[p], s, i).map { table[(p + 1) * width + i + $0] } ?? false
+                    }
+                    table[p * width + i] = matched
+                    p -= 1
                 }
-                table[p * width + i] = matched
-                p -= 1
+                i -= 1
             }
-            i -= 1
+            return table[0]
         }
-        return table[0]
     }
 
     /// How many bytes a single-width element consumes at `i`, or nil if it does not match there.

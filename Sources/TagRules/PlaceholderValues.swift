@@ -28,10 +28,10 @@ public struct PlaceholderValues: Sendable {
         switch placeholder {
         case .uri: return event.uri ?? ""
         case .scheme: return uri?.scheme ?? ""
-        case .host: return uri?.host ?? ""
-        case .path: return uri.map { String(decoding: $0.bytes[$0.path], as: UTF8.self) } ?? ""
-        case .query: return uri?.query.map { String(decoding: uri!.bytes[$0], as: UTF8.self) } ?? ""
-        case .fragment: return uri?.fragment.map { String(decoding: uri!.bytes[$0], as: UTF8.self) } ?? ""
+        case .host: return uri?.host.map(String.init) ?? ""
+        case .path: return uri.map { $0.text($0.path) } ?? ""
+        case .query: return uri?.query.map { uri!.text($0) } ?? ""
+        case .fragment: return uri?.fragment.map { uri!.text($0) } ?? ""
         case .queryItem(let name): return queryItem(name) ?? ""
         case .uid: return event.uid ?? ""
         case .reader: return event.reader
@@ -47,7 +47,7 @@ public struct PlaceholderValues: Sendable {
     /// The first value of query item `name`, percent-decoded.
     private func queryItem(_ name: String) -> String? {
         guard let uri, let query = uri.query else { return nil }
-        for item in uri.bytes[query].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        for item in Array(uri.text(query).utf8).split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let parts = item.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
             let itemName = String(decoding: URIText.percentDecoded(parts[0]), as: UTF8.self)
             if itemName == name {
@@ -62,7 +62,7 @@ public struct PlaceholderValues: Sendable {
     private var homeAssistantTagID: String {
         let prefix = "https://www.home-assistant.io/tag/"
         if let text = event.uri, text.lowercased().hasPrefix(prefix), let uri {
-            let path = String(decoding: URIText.percentDecoded(uri.bytes[uri.path]), as: UTF8.self)
+            let path = String(decoding: URIText.percentDecoded(Array(uri.text(uri.path).utf8)), as: UTF8.self)
             let id = path.dropFirst("/tag/".count)
             if !id.isEmpty { return String(id) }
         }

@@ -12,14 +12,40 @@ public struct Rule: Sendable {
     public var continues: Bool
     /// The cooldown for the same tag on the same reader.
     public var cooldown: Duration
-    var conditions: MatchConditions
+    /// The compiled conditions, behind one reference so that evaluating a candidate retains one object, not each
+    /// of the conditions' arrays.
+    let matcher: Matcher
+
+    /// The conditions.
+    var conditions: MatchConditions { matcher.conditions }
+
+    /// A reference holder for the conditions (immutable, hence Sendable).
+    final class Matcher: Sendable {
+        let conditions: MatchConditions
+
+        init(_ conditions: MatchConditions) {
+            self.conditions = conditions
+        }
+    }
+
+    init(
+        name: String, location: SourceLocation, actions: [Action], continues: Bool, cooldown: Duration,
+        conditions: MatchConditions
+    ) {
+        self.name = name
+        self.location = location
+        self.actions = actions
+        self.continues = continues
+        self.cooldown = cooldown
+        self.matcher = Matcher(conditions)
+    }
 
     /// Whether the rule matches the event (ignoring order and fan-out).
     /// - Parameter event: the tag event.
     /// - Returns: whether all its conditions hold.
     public func matches(_ event: TagEvent) -> Bool {
         var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
-        return conditions.evaluate(event, &subject, explaining: false).matched
+        return matcher.conditions.evaluate(event, &subject, explaining: false).matched
     }
 
     /// Renders every action of the rule for an event.
@@ -72,13 +98,5 @@ public struct Rule: Sendable {
             "TAG_TECH": values[.tech], "TAG_RULE": values[.rule], "TAG_EVENT_ID": values[.eventID],
             "TAG_TEXT": values[.text],
         ]
-    }
-}
-
-/// RFC 3339 timestamps in UTC with milliseconds.
-enum RFC3339 {
-    static func format(_ date: Date) -> String {
-        date.formatted(
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
     }
 }

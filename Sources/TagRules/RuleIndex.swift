@@ -13,6 +13,8 @@ struct RuleIndex: Sendable {
 
     private var exactHosts: [HostKey: [Int]] = [:]
     private var wildcardParents: [HostKey: [Int]] = [:]
+    /// Which lengths (in bytes, up to 255) wildcard parent domains have: suffixes of other lengths are not looked up.
+    private var wildcardLengths = [Bool](repeating: false, count: 256)
     private var schemes: [String: [Int]] = [:]
     private var uids: [String: [Int]] = [:]
     private var uriIndependent: [Int] = []
@@ -26,6 +28,7 @@ struct RuleIndex: Sendable {
                         let key = HostKey(scheme: scheme, host: Substring(domain.host))
                         if domain.isWildcard {
                             Self.append(index, to: &wildcardParents[key, default: []])
+                            wildcardLengths[min(domain.host.utf8.count, 255)] = true
                         } else {
                             Self.append(index, to: &exactHosts[key, default: []])
                         }
@@ -74,11 +77,12 @@ struct RuleIndex: Sendable {
     private func addCandidates(for uri: ParsedURI, to lists: inout Buckets) {
         if let bucket = schemes[uri.scheme] { lists.append(bucket) }
         if let host = uri.host {
-            if let bucket = exactHosts[HostKey(scheme: uri.scheme, host: Substring(host))] { lists.append(bucket) }
+            if let bucket = exactHosts[HostKey(scheme: uri.scheme, host: host)] { lists.append(bucket) }
             if !wildcardParents.isEmpty {
-                var rest = Substring(host)
+                var rest = host
                 while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
                     rest = rest[rest.utf8.index(after: dot)...]
+                    guard wildcardLengths[min(rest.utf8.count, 255)] else { continue }
                     if let bucket = wildcardParents[HostKey(scheme: uri.scheme, host: rest)] { lists.append(bucket) }
                 }
             }

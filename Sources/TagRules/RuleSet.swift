@@ -45,7 +45,9 @@ public struct RuleSet: Sendable {
         var matched: [MatchedRule] = []
         for candidate in index.candidates(for: subject?.uri, uid: event.uid) {
             // Evaluated in place: copying a Rule per candidate would retain all its fields.
-            guard rules[candidate].conditions.evaluate(event, &subject, explaining: false).matched else { continue }
+            guard rules[candidate].matcher.conditions.evaluate(event, &subject, explaining: false).matched else {
+                continue
+            }
             let rule = rules[candidate]
             matched.append(MatchedRule(index: candidate, rule: rule))
             if !rule.continues { break }
@@ -66,7 +68,7 @@ public struct RuleSet: Sendable {
                     rule: rule.name, location: rule.location, verdict: .notEvaluated,
                     reason: "not evaluated: an earlier rule matched without `continue`")
             }
-            let outcome = rule.conditions.evaluate(event, &subject, explaining: true)
+            let outcome = rule.matcher.conditions.evaluate(event, &subject, explaining: true)
             if outcome.matched {
                 decided = !rule.continues
                 return Explanation(
@@ -78,34 +80,4 @@ public struct RuleSet: Sendable {
                 rule: rule.name, location: rule.location, verdict: .noMatch, reason: outcome.reason + indexNote)
         }
     }
-}
-
-/// A rule that matched, with its position in load order.
-public struct MatchedRule: Sendable {
-    /// The rule's position in ``RuleSet/rules``.
-    public var index: Int
-    /// The rule.
-    public var rule: Rule
-}
-
-/// What `explain` says about one rule.
-public struct Explanation: Sendable, Hashable, Encodable {
-    /// The verdict on a rule.
-    public enum Verdict: String, Sendable, Hashable, Encodable {
-        /// The rule matched.
-        case matched
-        /// The rule did not match.
-        case noMatch = "no-match"
-        /// An earlier rule matched without `continue`, so this one was not looked at.
-        case notEvaluated = "not-evaluated"
-    }
-
-    /// The rule's name.
-    public var rule: String
-    /// Where the rule is written.
-    public var location: SourceLocation
-    /// The verdict.
-    public var verdict: Verdict
-    /// The condition or component object that decided.
-    public var reason: String
 }

@@ -9,6 +9,12 @@ enum URIText {
         return normalizedEncoding(Array(text))
     }
 
+    /// The normalized bytes, or nil when `bytes` are already normalized (plain ASCII, no escapes).
+    static func normalizedIfNeeded(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        if !bytes.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }) { return nil }
+        return normalizedEncoding(bytes)
+    }
+
     /// The same normalization over bytes.
     static func normalizedEncoding(_ bytes: [UInt8]) -> [UInt8] {
         bytes.withUnsafeBufferPointer { normalizedEncoding($0) }

@@ -43,7 +43,8 @@ let eventCases: [EventCase] = [
     EventCase("{text: 'light ?*'}", tag(texts: ["light "]), false),
     EventCase("{text: 'light'}", tag(texts: ["light on"]), false),
     EventCase("{text: '*'}", tag(texts: []), false),
-    EventCase("{reader: '*ACR122U*'}", tag(), true),
+    EventCase("{reader: '*ACR122U*'}", tag(texts: ["x"]), true),
+    EventCase("{reader: '*ACR122U*'}", tag(), false),
     EventCase("{reader: '*ACR1252U*'}", tag(), false),
     EventCase("{reader: '*acr122u*'}", tag(), false),
     EventCase("{reader: '*acr122u*'}", tag(), false),
@@ -139,4 +140,23 @@ func eventConditions(fact: EventCase) throws {
     let ruleSet = try #require(RuleFixture.load(yaml).ruleSet)
     #expect(ruleSet.match(tag(uri: nil)).map(\.rule.name) == ["blank"])
     #expect(ruleSet.match(tag(uri: "https://a.e.com/")).map(\.rule.name) == ["web"])
+}
+
+@Test func blankTagsAreOnlyTakenByUIDTechOrAnyRules() throws {
+    let yaml = """
+        version: 1
+        rules:
+          - {name: door-log, continue: true, match: {reader: '*Door*'}, open: x}
+          - {name: by-tech, continue: true, match: {tech: [type2], reader: '*Door*'}, open: x}
+          - {name: by-uid, continue: true, match: {uid: ['0102']}, open: x}
+          - {name: every, match: {any: true}, open: x}
+        """
+    let ruleSet = try RuleFixture.load(yaml).get()
+    let blank = TagEvent(uid: "0102", reader: "Front Door", tech: "type2")
+    #expect(ruleSet.match(blank).map(\.rule.name) == ["by-tech", "by-uid", "every"])
+    #expect(
+        ruleSet.explain(blank).first?.reason
+            == "the tag is blank (no NDEF records): only uid, tech or any rules take blank tags")
+    let written = TagEvent(uid: "0102", reader: "Front Door", tech: "type2", texts: ["hi"])
+    #expect(ruleSet.match(written).map(\.rule.name) == ["door-log", "by-tech", "by-uid", "every"])
 }

@@ -160,6 +160,16 @@ let catalogue: [DiagnosticCase] = [
         name: "duplicate YAML key", yaml: "version: 1\nversion: 1\nrules: []\n",
         expected: ["f.yaml:1:1: error: duplicate key 'version' in a mapping"]),
     DiagnosticCase(
+        name: "null where a string is expected",
+        yaml: "version: 1\nrules:\n  - name:\n    match: {any: true}\n    open: x\n",
+        expected: ["f.yaml:3:10: error: a rule name must be a string, not null"]),
+    DiagnosticCase(
+        name: "quoted boolean", yaml: rule("    match: {any: 'true'}\n    open: x\n"),
+        expected: ["f.yaml:4:18: error: 'any' must be true or false, not 'true'"]),
+    DiagnosticCase(
+        name: "empty open", yaml: rule("    match: {any: true}\n    open: ''\n"),
+        expected: [#"f.yaml:5:11: error: 'open' is empty in rule 'r' (write "{uri}" to open the tag's URI)"#]),
+    DiagnosticCase(
         name: "header with a line break",
         yaml: rule("    match: {any: true}\n    webhook: {url: 'https://e.com', headers: {X-A: \"a\\nb\"}}\n"),
         expected: ["f.yaml:5:52: error: header 'X-A' contains a line break"]),
