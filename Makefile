@@ -10,8 +10,8 @@ build:
 	scripts/setup run
 	$(SWIFT) build -c $(CONFIG)
 
-run: build
-	$(SWIFT) run -c $(CONFIG) tagrouter --help
+run:
+	scripts/run
 
 test:
 	scripts/setup test
