@@ -47,6 +47,7 @@ public struct TapPipeline: Sendable {
         var logger = self.logger
         logger[metadataKey: "reader.name"] = "\(tap.reader)"
         let reading: TagReading
+        let readStart = ContinuousClock.now
         do {
             reading = try await readContext.read(reader: tap.reader, atr: tap.atr)
         } catch {
@@ -56,6 +57,7 @@ public struct TapPipeline: Sendable {
             record(TapRecord(time: Date(), reader: tap.reader, outcome: .failed, detail: "\(error)"))
             return
         }
+        let readTime = ContinuousClock.now - readStart
         let uid = reading.uid.map(UID.hex)
         logger[metadataKey: "tag.uid"] = uid.map { "\($0)" }
         logger[metadataKey: "tag.tech"] = "\(reading.technology.rawValue)"
@@ -129,6 +131,7 @@ public struct TapPipeline: Sendable {
             metadata: [
                 "event.id": "\(eventID)", "action.outcome": "\(summary.joined(separator: "; "))",
                 "latency_ms": "\(Self.milliseconds(dispatchStart - tap.received))",
+                "read_ms": "\(Self.milliseconds(readTime))",
             ])
         record(
             TapRecord(
