@@ -75,7 +75,8 @@ public final class PrivatePCSCD: @unchecked Sendable {
 
     /// Stops pcscd (SIGTERM, then SIGKILL after 3 s).
     public func stop() async {
-        guard let process, process.isRunning else { return }
+        // A pid of 0 would signal our whole process group: only ever signal the pcscd we started.
+        guard let process, process.isRunning, process.processIdentifier > 1 else { return }
         kill(process.processIdentifier, SIGTERM)
         for _ in 0..<150 where process.isRunning {
             try? await Task.sleep(for: .milliseconds(20))
@@ -85,7 +86,7 @@ public final class PrivatePCSCD: @unchecked Sendable {
 
     private func stopNow() {
         guard let process else { return }
-        if process.isRunning {
+        if process.isRunning && process.processIdentifier > 1 {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }

@@ -52,7 +52,7 @@ public enum TagRouterBinary {
         while process.isRunning && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        if process.isRunning {
+        if process.isRunning && process.processIdentifier > 1 {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw HarnessError("tagrouter \(arguments.joined(separator: " ")) did not finish in \(timeout)")
