@@ -12,12 +12,31 @@ public struct Type2CapabilityContainer: Sendable, Hashable {
     /// Whether the CC allows writing the NDEF data.
     public var isWritable: Bool { access & 0x0F == 0 }
 
+    /// Creates a CC from its fields.
+    /// - Parameters:
+    ///   - version: the mapping version byte.
+    ///   - dataAreaSize: the data area size in bytes (a multiple of 8, at most 2040).
+    ///   - access: the access byte.
+    public init(version: UInt8 = 0x10, dataAreaSize: Int, access: UInt8 = 0x00) {
+        self.version = version
+        self.dataAreaSize = dataAreaSize
+        self.access = access
+    }
+
+    /// The four CC bytes `E1 <version> <size> <access>`.
+    public var bytes: [UInt8] { [0xE1, version, UInt8(truncatingIfNeeded: dataAreaSize / 8), access] }
+
     /// Parses the four CC bytes.
-    /// - Parameter bytes: the four bytes of page 3.
+    /// - Parameter bytes: the four bytes of page 3 (tag bytes 12..<16).
     /// - Returns: the CC, or nil when the magic byte is not `E1` (a blank or non-NDEF tag).
-    /// - Throws: `NFCTagError.malformedCapabilityContainer` for an unsupported major version or a zero size.
+    /// - Throws: `NFCTagError.malformedCapabilityContainer` for fewer than 4 bytes, an unsupported major version
+    ///   or a zero size.
     public init?(_ bytes: ArraySlice<UInt8>) throws {
-        precondition(bytes.count >= 4, "a Type 2 CC is 4 bytes")
+        guard bytes.count >= 4 else {
+            throw NFCTagError(
+                .malformedCapabilityContainer, offset: 12,
+                "Type 2 capability container at byte 12: \(bytes.count) bytes, 4 expected")
+        }
         let start = bytes.startIndex
         guard bytes[start] == 0xE1 else { return nil }
         version = bytes[start + 1]

@@ -114,6 +114,10 @@ private func reservedLayout(message: [UInt8]) -> [UInt8] {
         ("01 03 A0 0C 34 FE 03 03 D0 00 00 FE", .absent),  // terminator before NDEF
         ("01 03 A0 0C 34 03 00 FE", .empty),  // factory NTAG213
         ("03 FF 00 00 FE", .empty),  // 3-byte zero length
+        // Memory Control reserving data-area bytes 6..<8, between the NDEF TLV's tag and its length
+        ("02 03 16 02 04 03 EE EE 03 D0 00 00 FE", .message(Hex.bytes("D0 00 00"))),
+        // two overlapping Memory Control areas (12..<14 and 13..<16) merge into one
+        ("02 03 1C 02 04 02 03 1D 03 04 03 02 EE EE EE EE D0 00 FE", .message(Hex.bytes("D0 00"))),
     ] as [(String, TagReading.Content)])
 func tlvLayouts(dataArea: String, content: TagReading.Content) async throws {
     let memory = Type2Memory(image: Type2Memory.image(cc: Fixtures.ntag213CC, dataArea: Hex.bytes(dataArea)))

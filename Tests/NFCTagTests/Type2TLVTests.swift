@@ -25,3 +25,25 @@ func dataAreaWalkErrors(dataArea: String, text: String) throws {
     #expect(error?.code == .malformedTLV)
     #expect(error?.description == text)
 }
+
+@Test(
+    arguments: [
+        ("E1 10 12 0F", Type2CapabilityContainer?.some(.init(version: 0x10, dataAreaSize: 144, access: 0x0F))),
+        ("E1 11 6D 00", .some(.init(version: 0x11, dataAreaSize: 872, access: 0x00))),
+        ("00 00 00 00", nil),
+        ("E0 10 12 00", nil),
+    ] as [(String, Type2CapabilityContainer?)])
+func type2CapabilityContainer(bytes: String, cc: Type2CapabilityContainer?) throws {
+    #expect(try Type2CapabilityContainer(Hex.bytes(bytes)[...]) == cc)
+}
+
+@Test func shortType2CapabilityContainerIsAnError() {
+    let error = #expect(throws: NFCTagError.self) { try Type2CapabilityContainer(Hex.bytes("E1 10")[...]) }
+    #expect(error?.description == "Type 2 capability container at byte 12: 2 bytes, 4 expected")
+}
+
+@Test func type2CapabilityContainerBytesRoundTrip() throws {
+    let cc = Type2CapabilityContainer(dataAreaSize: 504, access: 0x0F)
+    #expect(cc.bytes == Hex.bytes("E1 10 3F 0F"))
+    #expect(try Type2CapabilityContainer(cc.bytes[...]) == cc)
+}
