@@ -76,6 +76,11 @@ let package = Package(
         .testTarget(
             name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "tagrouterTests",
+            dependencies: ["tagrouter", "NDEF", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PCSCTests", dependencies: ["PCSC", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -19,7 +19,10 @@ public struct AndroidApplicationRecord: Sendable, Hashable {
             throw RecordLocation.standalone.error(
                 .invalidAndroidApplication, at: 0, "the record is not an Android Application Record")
         }
-        self.packageName = try Self.decode(record.payload, at: .standalone)
+        self.packageName = try record.payload.withUnsafeBufferPointer { payload throws(NDEFError) in
+            try Self.validate(payload, at: .standalone)
+            return String(decoding: payload, as: UTF8.self)
+        }
     }
 
     /// The record.
@@ -27,16 +30,15 @@ public struct AndroidApplicationRecord: Sendable, Hashable {
         NDEFRecord(tnf: .external, type: RecordType.androidApplication, payload: Array(packageName.utf8))
     }
 
-    /// Checks and decodes an `android.com:pkg` payload.
-    static func decode(_ payload: [UInt8], at location: RecordLocation) throws(NDEFError) -> String {
+    /// Checks an `android.com:pkg` payload.
+    static func validate(_ payload: UnsafeBufferPointer<UInt8>, at location: RecordLocation) throws(NDEFError) {
         guard !payload.isEmpty else {
             throw location.error(
                 .invalidAndroidApplication, at: 0, "Android Application Record has an empty package name")
         }
-        if let bad = UnicodeValidation.firstInvalidUTF8(payload, in: 0..<payload.count) {
+        if let bad = UnicodeValidation.firstInvalidUTF8(payload) {
             throw location.error(
                 .invalidAndroidApplication, at: bad, "Android Application Record package name is not valid UTF-8")
         }
-        return String(decoding: payload, as: UTF8.self)
     }
 }

@@ -21,10 +21,19 @@ struct MessageParser {
         var location: RecordLocation
     }
 
-    /// The records, in order. Empty input is an empty message.
+    /// The records, in order, their content checked. Empty input is an empty message.
     func parse() throws(NDEFError) -> [NDEFRecord] {
-        let count = bytes.count
         var records: [NDEFRecord] = []
+        try walk { record throws(NDEFError) in
+            try record.validateContent()
+            records.append(record.copied())
+        }
+        return records
+    }
+
+    /// Calls `visit` with each record in order, chunks reassembled; throws at the first structural problem.
+    func walk(_ visit: (RawRecord) throws(NDEFError) -> Void) throws(NDEFError) {
+        let count = bytes.count
         var offset = 0
         var index = 0
         var lastHeader = 0
@@ -95,6 +104,7 @@ struct MessageParser {
             let typeStart = start + headerLength
             let payloadStart = typeStart + typeLength + idLength
             if var open = chunked {
+                chunked = nil  // keeps `open.payload` uniquely referenced, so appending never copies it
                 guard tnf == .unchanged else {
                     throw fail(.chunkMisuse, "a chunked record continues with TNF \(tnf.rawValue) instead of 6")
                 }
@@ -102,20 +112,26 @@ struct MessageParser {
                     throw fail(.chunkMisuse, "a chunk continuation has the IL (ID length) flag")
                 }
                 open.payload.append(contentsOf: slice(payloadStart, payloadLength))
-                chunked = open
-                if !isChunk {
-                    let record = NDEFRecord(tnf: open.tnf, type: open.type, id: open.id, payload: open.payload)
-                    try record.validateContent(at: open.location)
-                    records.append(record)
-                    chunked = nil
+                if isChunk {
+                    chunked = open
+                } else {
+                    try open.payload.withUnsafeBufferPointer { payload throws(NDEFError) in
+                        try open.type.withUnsafeBufferPointer { type throws(NDEFError) in
+                            try open.id.withUnsafeBufferPointer { id throws(NDEFError) in
+                                try visit(
+                                    RawRecord(
+                                        tnf: open.tnf, type: type, id: id, payload: payload, location: open.location))
+                            }
+                        }
+                    }
                 }
             } else {
                 if tnf == .unchanged {
                     throw fail(.chunkMisuse, "TNF 6 (unchanged) without a chunked record before it")
                 }
-                let type = Array(slice(typeStart, typeLength))
-                let id = Array(slice(typeStart + typeLength, idLength))
-                let payload = Array(slice(payloadStart, payloadLength))
+                let type = slice(typeStart, typeLength)
+                let id = slice(typeStart + typeLength, idLength)
+                let payload = slice(payloadStart, payloadLength)
                 var location = RecordLocation(
                     record: index, header: origin + start, payload: origin + payloadStart, depth: depth)
                 if isChunk {
@@ -123,11 +139,10 @@ struct MessageParser {
                         throw fail(.chunkMisuse, "an empty record (TNF 0) has the CF (chunk) flag")
                     }
                     location.payload = nil
-                    chunked = Chunked(tnf: tnf, type: type, id: id, payload: payload, location: location)
+                    chunked = Chunked(
+                        tnf: tnf, type: Array(type), id: Array(id), payload: Array(payload), location: location)
                 } else {
-                    let record = NDEFRecord(tnf: tnf, type: type, id: id, payload: payload)
-                    try record.validateContent(at: location)
-                    records.append(record)
+                    try visit(RawRecord(tnf: tnf, type: type, id: id, payload: payload, location: location))
                 }
             }
             ended = isEnd
@@ -143,7 +158,6 @@ struct MessageParser {
             let code: NDEFError.Code = chunked == nil ? .missingMessageEnd : .chunkMisuse
             throw NDEFError(code: code, record: index - 1, offset: origin + lastHeader, message: message)
         }
-        return records
     }
 
     private func slice(_ start: Int, _ length: Int) -> UnsafeBufferPointer<UInt8> {

@@ -46,54 +46,31 @@ extension NDEFRecord {
         case .empty: return .empty
         case .wellKnown:
             switch type {
-            case RecordType.uri: return .uri(URIRecord(uri: try URIRecord.decode(payload, at: location)))
-            case RecordType.text: return .text(try TextRecord.decode(payload, at: location))
+            case RecordType.uri:
+                let uri = try payload.withUnsafeBufferPointer { bytes throws(NDEFError) in
+                    try URIRecord.decode(bytes, at: location)
+                }
+                return .uri(URIRecord(uri: uri))
+            case RecordType.text:
+                return .text(
+                    try payload.withUnsafeBufferPointer { bytes throws(NDEFError) in
+                        try TextRecord.decode(bytes, at: location)
+                    })
             case RecordType.smartPoster: return .smartPoster(try SmartPoster.decode(payload, at: location))
             default: return .wellKnown(type: typeText)
             }
         case .media: return .media(type: typeText)
         case .absoluteURI:
-            try validateAbsoluteURI(at: location)
+            try type.withUnsafeBufferPointer { bytes throws(NDEFError) in
+                try RawRecord.validateAbsoluteURI(bytes, at: location)
+            }
             return .absoluteURI(typeText)
         case .external:
             if RecordType.equalsIgnoringCase(type, RecordType.androidApplication) {
-                let name = try AndroidApplicationRecord.decode(payload, at: location)
-                return .androidApplication(AndroidApplicationRecord(packageName: name))
+                return .androidApplication(try AndroidApplicationRecord(self))
             }
             return .external(type: typeText)
         case .unknown, .unchanged, .reserved: return .unknown
-        }
-    }
-
-    /// Checks the content the decoder must reject, allocating only for Smart Posters.
-    func validateContent(at location: RecordLocation) throws(NDEFError) {
-        switch tnf {
-        case .wellKnown:
-            switch type {
-            case RecordType.uri: try URIRecord.validate(payload, at: location)
-            case RecordType.text: try TextRecord.validate(payload, at: location)
-            case RecordType.smartPoster: _ = try SmartPoster.decode(payload, at: location)
-            default: break
-            }
-        case .absoluteURI:
-            try validateAbsoluteURI(at: location)
-        case .external where RecordType.equalsIgnoringCase(type, RecordType.androidApplication):
-            _ = try AndroidApplicationRecord.decode(payload, at: location)
-        default:
-            break
-        }
-    }
-
-    private func validateAbsoluteURI(at location: RecordLocation) throws(NDEFError) {
-        if UnicodeValidation.firstInvalidUTF8(type, in: 0..<type.count) != nil {
-            throw NDEFError(
-                code: .invalidURI, record: location.record, offset: location.header,
-                message: "absolute URI type is not valid UTF-8")
-        }
-        if type.contains(where: { $0 < 0x20 }) {
-            throw NDEFError(
-                code: .invalidURI, record: location.record, offset: location.header,
-                message: "absolute URI type holds a control character")
         }
     }
 }

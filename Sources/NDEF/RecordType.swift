@@ -9,7 +9,7 @@ enum RecordType {
     static let androidApplication: [UInt8] = Array("android.com:pkg".utf8)
 
     /// Whether `type` equals `name` ignoring ASCII case.
-    static func equalsIgnoringCase(_ type: [UInt8], _ name: [UInt8]) -> Bool {
+    static func equalsIgnoringCase(_ type: some Collection<UInt8>, _ name: [UInt8]) -> Bool {
         guard type.count == name.count else { return false }
         for (left, right) in zip(type, name) where lowercased(left) != lowercased(right) {
             return false

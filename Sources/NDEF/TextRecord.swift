@@ -41,7 +41,9 @@ public struct TextRecord: Sendable, Hashable {
         guard record.tnf == .wellKnown, record.type == RecordType.text else {
             throw RecordLocation.standalone.error(.invalidText, at: 0, "the record is not a Text record (type T)")
         }
-        self = try Self.decode(record.payload, at: .standalone)
+        self = try record.payload.withUnsafeBufferPointer { payload throws(NDEFError) in
+            try Self.decode(payload, at: .standalone)
+        }
     }
 
     /// The record.
@@ -69,7 +71,8 @@ public struct TextRecord: Sendable, Hashable {
 
     /// Checks a `T` payload without allocating.
     @discardableResult
-    static func validate(_ payload: [UInt8], at location: RecordLocation) throws(NDEFError) -> Layout {
+    static func validate(_ payload: UnsafeBufferPointer<UInt8>, at location: RecordLocation) throws(NDEFError) -> Layout
+    {
         guard let status = payload.first else {
             throw location.error(.invalidText, at: 0, "Text record has an empty payload")
         }
@@ -91,7 +94,7 @@ public struct TextRecord: Sendable, Hashable {
             languageLength: languageLength, textStart: 1 + languageLength,
             encoding: status & 0x80 == 0 ? .utf8 : .utf16, bigEndian: true)
         if layout.encoding == .utf8 {
-            if let bad = UnicodeValidation.firstInvalidUTF8(payload, in: layout.textStart..<payload.count) {
+            if let bad = UnicodeValidation.firstInvalidUTF8(payload, from: layout.textStart) {
                 throw location.error(.invalidText, at: bad, "Text record text is not valid UTF-8")
             }
             return layout
@@ -110,7 +113,7 @@ public struct TextRecord: Sendable, Hashable {
             }
         }
         if let bad = UnicodeValidation.firstInvalidUTF16(
-            payload, in: layout.textStart..<payload.count, bigEndian: layout.bigEndian)
+            payload, from: layout.textStart, bigEndian: layout.bigEndian)
         {
             throw location.error(.invalidText, at: bad, "Text record text is not valid UTF-16")
         }
@@ -118,14 +121,16 @@ public struct TextRecord: Sendable, Hashable {
     }
 
     /// Checks and decodes a `T` payload.
-    static func decode(_ payload: [UInt8], at location: RecordLocation) throws(NDEFError) -> TextRecord {
+    static func decode(_ payload: UnsafeBufferPointer<UInt8>, at location: RecordLocation) throws(NDEFError)
+        -> TextRecord
+    {
         let layout = try validate(payload, at: location)
-        let language = String(decoding: payload[1...layout.languageLength], as: UTF8.self)
-        let range = layout.textStart..<payload.count
+        let language = String(
+            decoding: UnsafeBufferPointer(rebasing: payload[1...layout.languageLength]), as: UTF8.self)
         let text =
             layout.encoding == .utf8
-            ? String(decoding: payload[range], as: UTF8.self)
-            : UnicodeValidation.decodeUTF16(payload, in: range, bigEndian: layout.bigEndian)
+            ? String(decoding: UnsafeBufferPointer(rebasing: payload[layout.textStart...]), as: UTF8.self)
+            : UnicodeValidation.decodeUTF16(payload, from: layout.textStart, bigEndian: layout.bigEndian)
         return TextRecord(checkedText: text, language: language, encoding: layout.encoding)
     }
 

@@ -18,7 +18,9 @@ public struct URIRecord: Sendable, Hashable {
         guard record.tnf == .wellKnown, record.type == RecordType.uri else {
             throw RecordLocation.standalone.error(.invalidURI, at: 0, "the record is not a URI record (type U)")
         }
-        self.uri = try Self.decode(record.payload, at: .standalone)
+        self.uri = try record.payload.withUnsafeBufferPointer { payload throws(NDEFError) in
+            try Self.decode(payload, at: .standalone)
+        }
     }
 
     /// The record, with the longest identifier prefix that matches the URI.
@@ -30,7 +32,7 @@ public struct URIRecord: Sendable, Hashable {
     }
 
     /// Checks a `U` payload without allocating.
-    static func validate(_ payload: [UInt8], at location: RecordLocation) throws(NDEFError) {
+    static func validate(_ payload: UnsafeBufferPointer<UInt8>, at location: RecordLocation) throws(NDEFError) {
         guard let code = payload.first else {
             throw location.error(.invalidURI, at: 0, "URI record has an empty payload")
         }
@@ -42,7 +44,7 @@ public struct URIRecord: Sendable, Hashable {
             throw location.error(
                 .invalidURI, at: 0, "URI record holds only its identifier code \(hexByte(code)) and no URI text")
         }
-        if let bad = UnicodeValidation.firstInvalidUTF8(payload, in: 1..<payload.count) {
+        if let bad = UnicodeValidation.firstInvalidUTF8(payload, from: 1) {
             throw location.error(.invalidURI, at: bad, "URI text is not valid UTF-8")
         }
         if let control = payload.dropFirst().firstIndex(where: { $0 < 0x20 }) {
@@ -52,18 +54,8 @@ public struct URIRecord: Sendable, Hashable {
     }
 
     /// Checks and expands a `U` payload.
-    static func decode(_ payload: [UInt8], at location: RecordLocation) throws(NDEFError) -> String {
+    static func decode(_ payload: UnsafeBufferPointer<UInt8>, at location: RecordLocation) throws(NDEFError) -> String {
         try validate(payload, at: location)
         return URIPrefix.all[Int(payload[0])] + String(decoding: payload[1...], as: UTF8.self)
     }
-}
-
-/// `0x2A`: a byte in hex for messages.
-func hexByte(_ byte: UInt8) -> String {
-    "0x" + HexText.string([byte]).uppercased()
-}
-
-/// `1 byte`, `41 bytes`.
-func byteCount(_ count: Int) -> String {
-    count == 1 ? "1 byte" : "\(count) bytes"
 }

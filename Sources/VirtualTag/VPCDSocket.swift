@@ -65,7 +65,7 @@ struct VPCDSocket: Sendable {
         _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
-    /// Closes the descriptor; only the session thread calls it, once.
+    /// Closes the descriptor; called once, when the session ends (``PresentedCard``).
     func close() {
         _ = Glibc.close(descriptor)
     }

@@ -8,6 +8,6 @@ struct TagRouterCommand: AsyncParsableCommand {
         commandName: "tagrouter",
         abstract: "Background tag reading for Linux: route NFC tags to commands, apps and webhooks.",
         version: Version.current,
-        subcommands: [ReadersCommand.self, ReadCommand.self, EmulateCommand.self]
+        subcommands: [DecodeCommand.self, ReadersCommand.self, ReadCommand.self, EmulateCommand.self]
     )
 }

@@ -1,9 +1,11 @@
 import Logging
 import NDEF
 import PCSC
-import TestSupport
 import Testing
 import VirtualTag
+
+import class TestSupport.PrivatePCSCD
+import enum TestSupport.TagRouterBinary
 
 /// `tagrouter emulate`, the built binary, presenting a tag that this test reads through the private pcscd.
 struct EmulateCommandTests {

@@ -1,9 +1,12 @@
 import Logging
 import NDEF
 import PCSC
-import TestSupport
 import Testing
 import VirtualTag
+
+import struct TestSupport.HarnessError
+import class TestSupport.PrivatePCSCD
+import enum TestSupport.TagRouterBinary
 
 /// `tagrouter read` and `tagrouter readers`, the built binary, against tags presented on the private pcscd.
 struct ReadCommandTests {

@@ -2,9 +2,10 @@ import Logging
 import NDEF
 import NFCTag
 import Synchronization
-import TestSupport
 import Testing
 import VirtualTag
+
+import class TestSupport.PrivatePCSCD
 
 @testable import PCSC
 

@@ -2,9 +2,11 @@ import Logging
 import NDEF
 import NFCTag
 import PCSC
-import TestSupport
 import Testing
 import VirtualTag
+
+import struct TestSupport.HarnessError
+import class TestSupport.PrivatePCSCD
 
 /// The watcher against a real pcscd that is stopped, restarted, or watched by a task that gets cancelled.
 struct WatcherRecoveryTests {

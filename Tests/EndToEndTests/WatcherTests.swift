@@ -1,8 +1,10 @@
 import Logging
 import PCSC
-import TestSupport
 import Testing
 import VirtualTag
+
+import struct TestSupport.HarnessError
+import class TestSupport.PrivatePCSCD
 
 @Suite struct WatcherTests {
     let logger = Logger(label: "test")

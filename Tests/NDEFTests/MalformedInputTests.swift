@@ -64,6 +64,8 @@ let malformedVectors: [(hex: String, error: String)] = [
     ("d1 01 01 55 00", "record 0 at byte 4: URI record holds only its identifier code 0x00 and no URI text"),
     ("d1 01 00 55", "record 0 at byte 4: URI record has an empty payload"),
     ("d1 01 03 55 04 c3 28", "record 0 at byte 5: URI text is not valid UTF-8"),
+    ("d1 01 06 55 04 61 62 ed a0 80", "record 0 at byte 7: URI text is not valid UTF-8"),
+    ("d1 01 04 55 04 61 c0 af", "record 0 at byte 6: URI text is not valid UTF-8"),
     ("d1 01 03 55 04 61 0a", "record 0 at byte 6: URI text holds the control character 0x0A"),
     (
         "b1 01 01 55 30  56 00 01 61",

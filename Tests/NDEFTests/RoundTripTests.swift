@@ -108,3 +108,10 @@ func refusesUnencodableRecords(record: NDEFRecord, sentence: String) {
         Issue.record("a URI record with code 0x99 was interpreted")
     }
 }
+
+@Test(arguments: decodeVectors)
+func decodedMessagesReencodeToTheSameRecords(_ vector: DecodeVector) throws {
+    // Chunked input comes back unchunked, long records whose payload fits come back short: same records.
+    let message = try NDEFMessage(decoding: Hex.bytes(vector.hex))
+    #expect(try NDEFMessage(decoding: message.encoded()) == message)
+}

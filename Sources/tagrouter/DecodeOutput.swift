@@ -1,0 +1,113 @@
+import Foundation
+import NDEF
+
+/// What `tagrouter decode` prints, as functions tests can call.
+enum DecodeOutput {
+    /// Where the message bytes come from.
+    enum Input: Equatable {
+        /// Hex text (argument or standard input).
+        case hex(String)
+        /// Raw bytes (a file).
+        case bytes([UInt8])
+    }
+
+    /// A sentence for standard error.
+    struct Failure: Error, CustomStringConvertible, Equatable {
+        /// The sentence.
+        var description: String
+    }
+
+    /// How many payload bytes the tree shows before eliding the rest.
+    static let payloadPreview = 32
+
+    /// Decodes the input and renders it.
+    /// - Parameters:
+    ///   - input: hex text or bytes.
+    ///   - json: `true` for `{"records": [...]}`, `false` for the human tree.
+    /// - Returns: the text for standard output, or the error sentence for standard error.
+    static func render(_ input: Input, json: Bool) -> Result<String, Failure> {
+        let bytes: [UInt8]
+        switch input {
+        case .bytes(let raw): bytes = raw
+        case .hex(let text):
+            do {
+                bytes = try HexInput.bytes(text)
+            } catch {
+                return .failure(Failure(description: error.description))
+            }
+        }
+        let message: NDEFMessage
+        do {
+            message = try NDEFMessage(decoding: bytes)
+        } catch {
+            return .failure(Failure(description: error.description))
+        }
+        return .success(json ? self.json(message) : tree(message, byteCount: bytes.count))
+    }
+
+    /// `{"records": [...]}`, keys sorted, slashes unescaped.
+    static func json(_ message: NDEFMessage) -> String {
+        struct Document: Encodable { var records: [RecordSummary] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding strings, optionals and arrays cannot fail.
+        let data = (try? encoder.encode(Document(records: message.records.map(\.summary)))) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The human-readable tree: a header line, then one block per record, Smart Poster contents indented.
+    static func tree(_ message: NDEFMessage, byteCount: Int) -> String {
+        guard !message.records.isEmpty else { return "empty NDEF message (no records)" }
+        let count = message.records.count
+        var lines = ["NDEF message: \(count) record\(count == 1 ? "" : "s"), \(byteCount) bytes"]
+        if let uri = message.tagURI { lines.append("tag URI: \(printable(uri))") }
+        for (index, record) in message.records.enumerated() {
+            lines += block(record.summary, index: index, indent: "")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func block(_ summary: RecordSummary, index: Int, indent: String) -> [String] {
+        let type = summary.type.isEmpty ? "" : " \(printable(summary.type))"
+        var lines = ["\(indent)record \(index): \(summary.tnf)\(type)"]
+        let inner = indent + "  "
+        if let id = summary.id { lines.append("\(inner)id: \(id)") }
+        if let uri = summary.uri { lines.append("\(inner)uri: \(printable(uri))") }
+        if let text = summary.text {
+            lines.append(
+                "\(inner)text (\(printable(summary.lang ?? "")), \(summary.encoding ?? "")): \(printable(text))")
+        }
+        for (language, title) in (summary.titles ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("\(inner)title (\(printable(language))): \(printable(title))")
+        }
+        if let action = summary.action { lines.append("\(inner)action: \(action)") }
+        if let package = summary.package { lines.append("\(inner)package: \(printable(package))") }
+        let bytes = summary.payload.count / 2
+        if let records = summary.records {
+            lines.append("\(inner)records (\(bytes) bytes):")
+            for (nestedIndex, nested) in records.enumerated() {
+                lines += block(nested, index: nestedIndex, indent: inner + "  ")
+            }
+        } else if bytes > 0 {
+            let shown = summary.payload.prefix(2 * payloadPreview)
+            let more = bytes > payloadPreview ? "…" : ""
+            lines.append("\(inner)payload (\(bytes) byte\(bytes == 1 ? "" : "s")): \(shown)\(more)")
+        }
+        return lines
+    }
+
+    /// Text from a tag with control characters escaped, so a tag cannot drive the terminal.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar == "\u{2028}"
+                || scalar == "\u{2029}"
+            {
+                out += scalar.escaped(asASCII: true)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
