@@ -81,6 +81,23 @@ struct ReadCommandTests {
         }
     }
 
+    @Test func readWaitsThroughAPcscdOutageAndKeepsStandardOutputForTheResult() async throws {
+        try await withPCSCD { pcscd in
+            await pcscd.stop()
+            async let run = TagRouterBinary.run(["read", "--wait", "--json"], environment: pcscd.environment)
+            try await Task.sleep(for: .milliseconds(500))
+            try await pcscd.restart()
+            let card = try Type2Card(model: .ntag213, message: try Self.uriMessage("https://example.com/back"))
+            let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
+            let output = try await run
+            #expect(output.status == 0, "\(output.standardError)")
+            #expect(output.standardOutput.split(separator: "\n").count == 1)
+            #expect(output.standardOutput.hasPrefix("{") && output.standardOutput.contains("https://example.com/back"))
+            #expect(output.standardError.contains("pcsc.service.lost"))
+            await presented.remove()
+        }
+    }
+
     @Test func readFailsWithOneSentenceWhenTheTagIsRippedAwayMidRead() async throws {
         try await withPCSCD { pcscd in
             let card = try Type2Card(model: .ntag213, message: try Self.uriMessage("https://example.com/door"))
