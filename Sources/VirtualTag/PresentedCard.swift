@@ -71,6 +71,9 @@ public final class PresentedCard: Sendable {
     /// The session ended: close the descriptor (under the lock, see ``remove()``) and wake the waiters.
     func ended() {
         let waiters = state.withLock { state in
+            // Shut down first: a copy of the descriptor inherited by a child process must not keep the
+            // connection, and so the card, in the reader.
+            socket.shutdown()
             socket.close()
             state.isGone = true
             defer { state.waiters = [] }
