@@ -27,7 +27,13 @@ public final class PresentedCard: Sendable {
 
     /// Takes the card away from the reader and waits until its session has ended.
     public func remove() async {
-        socket.shutdown()
+        // Under the lock: once the session has ended its descriptor is closed, and its number may already
+        // belong to another socket of this process.
+        state.withLock { state in
+            if !state.isGone {
+                socket.shutdown()
+            }
+        }
         await waitUntilGone()
     }
 
@@ -62,8 +68,13 @@ public final class PresentedCard: Sendable {
         state.withLock { $0.commandCount += 1 }
     }
 
+    /// The session ended: close the descriptor (under the lock, see ``remove()``) and wake the waiters.
     func ended() {
         let waiters = state.withLock { state in
+            // Shut down first: a copy of the descriptor inherited by a child process must not keep the
+            // connection, and so the card, in the reader.
+            socket.shutdown()
+            socket.close()
             state.isGone = true
             defer { state.waiters = [] }
             return state.waiters

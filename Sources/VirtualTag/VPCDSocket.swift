@@ -22,7 +22,8 @@ struct VPCDSocket: Sendable {
         var lastError = ECONNREFUSED
         var entry: UnsafeMutablePointer<addrinfo>? = list
         while let current = entry {
-            let fd = socket(current.pointee.ai_family, current.pointee.ai_socktype, current.pointee.ai_protocol)
+            let type = current.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue)
+            let fd = socket(current.pointee.ai_family, type, current.pointee.ai_protocol)
             if fd >= 0 {
                 if Glibc.connect(fd, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 {
                     var one: Int32 = 1
@@ -65,7 +66,7 @@ struct VPCDSocket: Sendable {
         _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
-    /// Closes the descriptor; only the session thread calls it, once.
+    /// Closes the descriptor; called once, when the session ends (``PresentedCard``).
     func close() {
         _ = Glibc.close(descriptor)
     }

@@ -74,7 +74,6 @@ private struct CardSession<Card: VirtualCard>: Sendable {
             presented.answered()
             guard socket.send(response) else { break }
         }
-        socket.close()
         presented.ended()
         logger.debug("vpcd.card.gone")
     }

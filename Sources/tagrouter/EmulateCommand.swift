@@ -53,7 +53,7 @@ struct EmulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = Logger(label: "tagrouter")
+        let logger = readerCommandsLogger()
         let (host, port) = try address()
         let kind = VirtualTagKind(rawValue: tag) ?? .ntag213
         do {

@@ -23,7 +23,7 @@ struct ReadCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let logger = Logger(label: "tagrouter")
+        let logger = readerCommandsLogger()
         let pattern = reader.map(ReaderPattern.init(text:))
         do {
             let report =

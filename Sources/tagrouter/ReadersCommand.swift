@@ -51,7 +51,7 @@ struct ReadersCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = Logger(label: "tagrouter")
+        let logger = readerCommandsLogger()
         let entries: [Entry]
         do {
             let context = try await PCSCContext.establish(logger: logger)

@@ -1,12 +1,14 @@
 import Logging
 import NDEF
 import PCSC
-import TestSupport
 import Testing
 import VirtualTag
 
+import class TestSupport.PrivatePCSCD
+import enum TestSupport.TagRouterBinary
+
 /// `tagrouter emulate`, the built binary, presenting a tag that this test reads through the private pcscd.
-struct EmulateCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct EmulateCommandTests {
     let logger = Logger(label: "test")
 
     @Test func emulatedNTAG213IsReadableThroughPcscdAndCountsTheCommands() async throws {

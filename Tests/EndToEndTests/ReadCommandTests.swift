@@ -1,12 +1,15 @@
 import Logging
 import NDEF
 import PCSC
-import TestSupport
 import Testing
 import VirtualTag
 
+import struct TestSupport.HarnessError
+import class TestSupport.PrivatePCSCD
+import enum TestSupport.TagRouterBinary
+
 /// `tagrouter read` and `tagrouter readers`, the built binary, against tags presented on the private pcscd.
-struct ReadCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct ReadCommandTests {
     let logger = Logger(label: "test")
 
     static func uriMessage(_ uri: String) throws -> [UInt8] {
@@ -74,6 +77,23 @@ struct ReadCommandTests {
             #expect(output.status == 0, "\(output.standardError)")
             #expect(output.standardOutput.contains(#""uri":"tel:+123""#))
             #expect(output.standardOutput.contains(#""reader":"Virtual PCD 00 01""#))
+            await presented.remove()
+        }
+    }
+
+    @Test func readWaitsThroughAPcscdOutageAndKeepsStandardOutputForTheResult() async throws {
+        try await withPCSCD { pcscd in
+            await pcscd.stop()
+            async let run = TagRouterBinary.run(["read", "--wait", "--json"], environment: pcscd.environment)
+            try await Task.sleep(for: .milliseconds(500))
+            try await pcscd.restart()
+            let card = try Type2Card(model: .ntag213, message: try Self.uriMessage("https://example.com/back"))
+            let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
+            let output = try await run
+            #expect(output.status == 0, "\(output.standardError)")
+            #expect(output.standardOutput.split(separator: "\n").count == 1)
+            #expect(output.standardOutput.hasPrefix("{") && output.standardOutput.contains("https://example.com/back"))
+            #expect(output.standardError.contains("pcsc.service.lost"))
             await presented.remove()
         }
     }

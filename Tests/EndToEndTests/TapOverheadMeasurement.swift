@@ -2,9 +2,10 @@ import Logging
 import NDEF
 import NFCTag
 import Synchronization
-import TestSupport
 import Testing
 import VirtualTag
+
+import class TestSupport.PrivatePCSCD
 
 @testable import PCSC
 
@@ -12,7 +13,7 @@ import VirtualTag
 /// minus the time spent inside pcsc-lite calls (waiting on pcscd, vpcd and the card). Never asserts a time.
 ///
 /// Run: `swift test --filter TapOverheadMeasurement` (add `-c release` for release figures).
-struct TapOverheadMeasurement {
+@Suite(.timeLimit(.minutes(2))) struct TapOverheadMeasurement {
     let logger = Logger(label: "test")
 
     @Test(arguments: ["ntag213", "type4"])

@@ -2,12 +2,14 @@ import Logging
 import NDEF
 import NFCTag
 import PCSC
-import TestSupport
 import Testing
 import VirtualTag
 
+import struct TestSupport.HarnessError
+import class TestSupport.PrivatePCSCD
+
 /// The watcher against a real pcscd that is stopped, restarted, or watched by a task that gets cancelled.
-struct WatcherRecoveryTests {
+@Suite(.timeLimit(.minutes(2))) struct WatcherRecoveryTests {
     let logger = Logger(label: "test")
 
     @Test func quickRemoveAndReplaceIsANewPresentationWithAHigherEventCount() async throws {

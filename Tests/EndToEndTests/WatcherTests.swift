@@ -1,10 +1,12 @@
 import Logging
 import PCSC
-import TestSupport
 import Testing
 import VirtualTag
 
-@Suite struct WatcherTests {
+import struct TestSupport.HarnessError
+import class TestSupport.PrivatePCSCD
+
+@Suite(.timeLimit(.minutes(2))) struct WatcherTests {
     let logger = Logger(label: "test")
 
     @Test func watcherSeesReadersThenCardPresentedAndRemoved() async throws {
@@ -26,7 +28,7 @@ import VirtualTag
     }
 }
 
-@Suite struct ConnectionTests {
+@Suite(.timeLimit(.minutes(2))) struct ConnectionTests {
     let logger = Logger(label: "test")
 
     @Test func transmitReachesTheVirtualTagThroughPcscd() async throws {

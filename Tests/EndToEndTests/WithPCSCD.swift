@@ -1,6 +1,8 @@
 import Logging
 import PCSC
-import TestSupport
+
+import struct TestSupport.HarnessError
+import class TestSupport.PrivatePCSCD
 
 /// Runs `body` with a private pcscd of its own (see `PrivatePCSCD`), after checking that pcsc-lite in this
 /// process reaches it.

@@ -31,10 +31,12 @@ enum HarnessDirectory {
         let temporary = NSTemporaryDirectory()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
         for name in names where name.hasPrefix("tagrouter-pcscd-") {
-            guard let owner = Int32(name.dropFirst("tagrouter-pcscd-".count)), kill(owner, 0) != 0 else { continue }
+            guard let owner = Int32(name.dropFirst("tagrouter-pcscd-".count)), owner > 1, kill(owner, 0) != 0 else {
+                continue
+            }
             let directory = temporary + name
             if let text = try? String(contentsOfFile: directory + "/run/pcscd.pid", encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1,
                 let commandLine = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
                 commandLine.contains(directory)
             {

@@ -16,7 +16,7 @@ public final class PrivatePCSCD: @unchecked Sendable {
     public let basePort: UInt16
     /// The directory holding the configuration, the run directory and pcscd's log.
     public let directory: String
-    private var process: Process?
+    private var process: ChildProcess?
 
     private init(directory: String, basePort: UInt16) {
         self.directory = directory
@@ -76,20 +76,14 @@ public final class PrivatePCSCD: @unchecked Sendable {
     /// Stops pcscd (SIGTERM, then SIGKILL after 3 s).
     public func stop() async {
         guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        for _ in 0..<150 where process.isRunning {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        process.signal(SIGTERM)
+        _ = await process.wait(upTo: .seconds(3))
         stopNow()
     }
 
     private func stopNow() {
-        guard let process else { return }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        self.process = nil
+        process?.killAndReap()
+        process = nil
     }
 
     private func writeConfiguration() throws {
@@ -109,28 +103,19 @@ public final class PrivatePCSCD: @unchecked Sendable {
 
     private func start() async throws {
         try? FileManager.default.removeItem(atPath: socketPath)
-        let logPath = directory + "/pcscd.log"
-        if !FileManager.default.fileExists(atPath: logPath) {
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        log.seekToEndOfFile()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = [
-            "-m", "sh", "-c",
-            "mkdir -p /run/pcscd && mount --bind \"$1\" /run/pcscd && exec pcscd -f -c \"$2\"",
-            "sh", directory + "/run", directory + "/conf.d",
-        ]
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(
+            "/usr/bin/unshare",
+            [
+                "-m", "sh", "-c",
+                "mkdir -p /run/pcscd && mount --bind \"$1\" /run/pcscd && exec pcscd -f -c \"$2\"",
+                "sh", directory + "/run", directory + "/conf.d",
+            ],
+            environment: ProcessInfo.processInfo.environment, outputPath: directory + "/pcscd.log")
         self.process = process
         for _ in 0..<250 {
-            if !process.isRunning {
+            if let status = process.status {
                 throw HarnessError(
-                    "private pcscd exited with status \(process.terminationStatus) (unshare -m and mount need root "
+                    "private pcscd exited with status \(status) (unshare -m and mount need root "
                         + "or CAP_SYS_ADMIN; pcscd and vsmartcard-vpcd must be installed): \(self.log)")
             }
             if FileManager.default.fileExists(atPath: socketPath)

@@ -38,28 +38,14 @@ public enum TagRouterBinary {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let outPath = directory + "/stdout"
         let errPath = directory + "/stderr"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try path())
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        let process = try ChildProcess.spawn(
+            try path(), arguments, environment: environment, outputPath: outPath, errorPath: errPath)
+        guard let status = await process.wait(upTo: timeout) else {
+            process.killAndReap()
             throw HarnessError("tagrouter \(arguments.joined(separator: " ")) did not finish in \(timeout)")
         }
-        process.waitUntilExit()
         return Output(
-            status: process.terminationStatus,
+            status: status,
             standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
             standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }

@@ -7,7 +7,10 @@ final class FakeVPCD: Sendable {
     let port: UInt16
     private let listener: Int32
 
-    init() throws {
+    /// Binds a free loopback port.
+    /// - Parameter listening: `false` keeps the port bound but refusing connections (a vpcd that is not there,
+    ///   without the port going to another test meanwhile).
+    init(listening: Bool = true) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -15,7 +18,7 @@ final class FakeVPCD: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(listener, address, length) == 0 && listen(listener, 1) == 0
+                bind(listener, address, length) == 0 && (!listening || listen(listener, 1) == 0)
                     && getsockname(listener, address, &length) == 0
             }
         }

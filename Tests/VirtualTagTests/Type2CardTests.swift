@@ -1,6 +1,7 @@
-import TestSupport
 import Testing
 import VirtualTag
+
+import enum TestSupport.Hex
 
 /// The Type 2 emulation at APDU level: memory layouts and the ACR122U-style commands.
 struct Type2CardTests {

@@ -1,6 +1,7 @@
-import TestSupport
 import Testing
 import VirtualTag
+
+import enum TestSupport.Hex
 
 /// The Type 4 emulation at APDU level: the NDEF application's select / read state machine.
 struct Type4CardTests {

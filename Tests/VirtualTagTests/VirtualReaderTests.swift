@@ -1,10 +1,11 @@
 import Logging
-import TestSupport
 import Testing
 import VirtualTag
 
+import enum TestSupport.Hex
+
 /// The vpcd side of the emulator against a hand-written fake vpcd (the real one is exercised end to end).
-struct VirtualReaderTests {
+@Suite(.timeLimit(.minutes(2))) struct VirtualReaderTests {
     let logger = Logger(label: "test")
 
     @Test func answersControlsAndCommandsAsVpcdExpects() async throws {
@@ -67,11 +68,8 @@ struct VirtualReaderTests {
     }
 
     @Test func unreachableVpcdIsReportedWithTheAddress() throws {
-        let port: UInt16
-        do {
-            let vpcd = try FakeVPCD()
-            port = vpcd.port
-        }
+        let absent = try FakeVPCD(listening: false)
+        let port = absent.port
         #expect(throws: VirtualTagError.self) {
             try VirtualReader(port: port, logger: logger).present(PlainISO14443Card())
         }
@@ -83,6 +81,7 @@ struct VirtualReaderTests {
                     == "vpcd at 127.0.0.1:\(port): cannot connect (Connection refused); is pcscd running with the vpcd reader?"
             )
         }
+        withExtendedLifetime(absent) {}
     }
 
     @Test(arguments: [
