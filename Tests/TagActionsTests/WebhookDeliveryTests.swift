@@ -124,6 +124,15 @@ struct WebhookDeliveryTests {
             let failed = try worker.outbox.history(failedOnly: true).deliveries
             #expect(failed.map(\.eventID) == [eventID])
             #expect(!failed[0].url.contains("SECRET"))
+            let text = try worker.outbox.history(failedOnly: true).text()
+            #expect(
+                text.contains(
+                    "  failed     POST http://127.0.0.1:\(server.port)/hook?…  rule=r  attempts=1  status=400"
+                        + "  error=POST http://127.0.0.1:\(server.port)/hook?…: HTTP 400: bad tagid\n"
+                ),
+                "\(text)"
+            )
+            #expect(!text.contains("SECRET"))
         }
         #expect(server.requests.count == 1)
     }
