@@ -9,10 +9,10 @@ final class Receiver: Sendable {
     let count: Atomic<Int>
     private let channel: any Channel
 
-    private init(port: Int, channel: any Channel, count: Atomic<Int>) {
+    private init(port: Int, channel: any Channel) {
         self.port = port
         self.channel = channel
-        self.count = count
+        self.count = Atomic(0)
     }
 
     static func start() async throws -> Receiver {
@@ -26,7 +26,7 @@ final class Receiver: Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let receiver = Receiver(port: channel.localAddress!.port!, channel: channel, count: Atomic(0))
+        let receiver = Receiver(port: channel.localAddress!.port!, channel: channel)
         counter.receiver.withLock { $0 = receiver }
         return receiver
     }

@@ -25,9 +25,15 @@ public final class Outbox: Sendable {
     /// - Parameters:
     ///   - directory: the state directory; created (0700) if missing.
     ///   - retention: how many finished deliveries and taps to keep.
+    ///   - busyTimeout: how long a write waits for another process's write (`tagrouter history` only reads).
     ///   - logger: where database maintenance is logged.
     /// - Throws: ``ActionError`` (`stateDatabase`) naming the path and the cause.
-    public init(directory: String, retention: Int = Outbox.defaultRetention, logger: Logger) throws {
+    public init(
+        directory: String,
+        retention: Int = Outbox.defaultRetention,
+        busyTimeout: Duration = .seconds(10),
+        logger: Logger
+    ) throws {
         let path = StateDirectory.databasePath(in: directory)
         self.path = path
         self.retention = max(1, retention)
@@ -45,7 +51,7 @@ public final class Outbox: Sendable {
             fchmod(descriptor, 0o600)
             close(descriptor)
             var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
+            configuration.busyMode = .timeout(Double(busyTimeout.milliseconds) / 1000)
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }

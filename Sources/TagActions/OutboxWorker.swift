@@ -70,8 +70,8 @@ public final class OutboxWorker: Service, Sendable {
         return id
     }
 
-    /// Sends deliveries until graceful shutdown or cancellation.
-    /// - Throws: ``ActionError`` (`stateDatabase`) if the state database fails.
+    /// Sends deliveries until graceful shutdown or cancellation, then shuts its HTTP client down.
+    /// - Throws: an error from shutting down the HTTP client (state database errors are logged and retried).
     public func run() async throws {
         var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         clientConfiguration.connectionPool = .init(
@@ -80,61 +80,87 @@ public final class OutboxWorker: Service, Sendable {
         )
         clientConfiguration.timeout = .init(connect: .seconds(10))
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
-        do {
-            try await withGracefulShutdownHandler {
-                try await self.deliverLoop(sender: WebhookSender(client: client, userAgent: configuration.userAgent))
-            } onGracefulShutdown: {
-                self.isStopping.store(true, ordering: .relaxed)
-                self.wakeup.signal()
-            }
-        } catch {
-            try? await client.shutdown()
-            throw error
+        await withGracefulShutdownHandler {
+            await self.deliverLoop(sender: WebhookSender(client: client, userAgent: configuration.userAgent))
+        } onGracefulShutdown: {
+            self.isStopping.store(true, ordering: .relaxed)
+            self.wakeup.signal()
         }
         try await client.shutdown()
     }
 
-    private func deliverLoop(sender: WebhookSender) async throws {
+    /// The delivery loop. State database errors (a locked or full disk) are logged and retried every second:
+    /// they never end the router, and outcomes not yet recorded are kept in memory until they are.
+    private func deliverLoop(sender: WebhookSender) async {
         var generator = SystemRandomNumberGenerator()
         let maxInFlight = configuration.maxInFlight
         let clock = ContinuousClock()
-        try await withThrowingTaskGroup(of: (PendingDelivery, AttemptResult).self) { group in
+        await withTaskGroup(of: (PendingDelivery, AttemptResult).self) { group in
             var inFlight = Set<Int64>()
             var unflushed: [DeliveryUpdate] = []
             var lastFlush = clock.now
+            var lastDatabaseError: ContinuousClock.Instant?
             while true {
                 let stopping = isStopping.load(ordering: .relaxed) || Task.isCancelled
-                if !stopping && inFlight.count <= maxInFlight / 2 {
-                    let excluded = inFlight.union(unflushed.map(\.id))
-                    let due = try outbox.due(
-                        now: Timestamp.milliseconds(Date()),
-                        limit: maxInFlight - inFlight.count,
-                        excluding: excluded
-                    )
-                    for delivery in due {
-                        inFlight.insert(delivery.id)
-                        group.addTask { (delivery, await sender.attempt(delivery)) }
+                let databaseResting = lastDatabaseError.map { clock.now - $0 < .seconds(1) } ?? false
+                if !stopping && !databaseResting && inFlight.count <= maxInFlight / 2 {
+                    do {
+                        let due = try outbox.due(
+                            now: Timestamp.milliseconds(Date()),
+                            limit: maxInFlight - inFlight.count,
+                            excluding: inFlight.union(unflushed.map(\.id))
+                        )
+                        for delivery in due {
+                            inFlight.insert(delivery.id)
+                            group.addTask { (delivery, await sender.attempt(delivery)) }
+                        }
+                    } catch {
+                        lastDatabaseError = databaseFailed(error)
                     }
                 }
                 if inFlight.isEmpty {
-                    try outbox.apply(unflushed)
-                    unflushed.removeAll(keepingCapacity: true)
+                    if !flush(&unflushed) { lastDatabaseError = clock.now }
                     lastFlush = clock.now
                     if stopping { return }
-                    let next = try outbox.nextAttemptTime(excluding: [])
-                    await wakeup.wait(for: next.map { .milliseconds(max(0, $0 - Timestamp.milliseconds(Date()))) })
+                    var delay: Duration? = .seconds(1)
+                    if lastDatabaseError.map({ clock.now - $0 >= .seconds(1) }) ?? true {
+                        do {
+                            let next = try outbox.nextAttemptTime(excluding: [])
+                            delay = next.map { .milliseconds(max(0, $0 - Timestamp.milliseconds(Date()))) }
+                        } catch {
+                            lastDatabaseError = databaseFailed(error)
+                        }
+                    }
+                    await wakeup.wait(for: delay)
                     continue
                 }
-                guard let (delivery, result) = try await group.next() else { continue }
+                guard let (delivery, result) = await group.next() else { continue }
                 inFlight.remove(delivery.id)
                 unflushed.append(update(for: delivery, after: result, using: &generator))
                 if unflushed.count >= 64 || clock.now - lastFlush > .milliseconds(50) {
-                    try outbox.apply(unflushed)
-                    unflushed.removeAll(keepingCapacity: true)
+                    if !flush(&unflushed) { lastDatabaseError = clock.now }
                     lastFlush = clock.now
                 }
             }
         }
+    }
+
+    /// Records outcomes; on failure logs and keeps them for the next try.
+    /// - Returns: whether they were recorded.
+    private func flush(_ updates: inout [DeliveryUpdate]) -> Bool {
+        do {
+            try outbox.apply(updates)
+            updates.removeAll(keepingCapacity: true)
+            return true
+        } catch {
+            _ = databaseFailed(error)
+            return false
+        }
+    }
+
+    private func databaseFailed(_ error: any Error) -> ContinuousClock.Instant {
+        logger.error("webhook outbox: state database error, retrying in 1 s", metadata: ["error": "\(error)"])
+        return ContinuousClock.now
     }
 
     /// The row change after one attempt, and its log line.

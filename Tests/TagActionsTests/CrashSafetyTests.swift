@@ -1,4 +1,5 @@
 import Foundation
+import TagActions
 import Testing
 
 @Suite("Outbox crash safety: SIGKILL, restart, every delivery arrives")
@@ -33,9 +34,19 @@ struct CrashSafetyTests {
             let url = "http://127.0.0.1:\(port)/hook"
             let count = 50
             let first = try Self.startChild(stateDirectory: directory, url: url, count: count)
-            // Let it try (and fail) a little against the closed port, then kill it mid-flight.
-            try await Task.sleep(for: .milliseconds(300))
+            // Let it try (and fail) against the closed port until failed attempts are recorded, then kill it.
+            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            let deadlineForAttempts = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadlineForAttempts,
+                try outbox.history(limit: count).deliveries.allSatisfy({ $0.attempts == 0 })
+            {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             Self.kill9(first)
+            let beforeRestart = try outbox.history(limit: count).deliveries
+            #expect(beforeRestart.count == count)
+            #expect(beforeRestart.allSatisfy { $0.state == "pending" })
+            #expect(beforeRestart.contains { $0.attempts > 0 })
             #expect(first.terminationReason == .uncaughtSignal)
             #expect(first.terminationStatus == SIGKILL)
 

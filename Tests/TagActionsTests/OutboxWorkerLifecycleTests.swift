@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import ServiceLifecycle
 import TagActions
@@ -75,6 +76,44 @@ struct OutboxWorkerLifecycleTests {
             let error = try #require(record?.lastError)
             #expect(error.count < 400)
             #expect(error.hasPrefix("POST http://127.0.0.1:\(server.port)/h: HTTP 502: xxxx"))
+        }
+    }
+}
+
+@Suite("OutboxWorker and a locked state database")
+struct OutboxWorkerDatabaseErrorTests {
+    @Test("a locked database delays recording but neither ends the worker nor sends twice")
+    func lockedDatabaseIsRetried() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let server = try await HTTPTestServer.start { _, _ in .status(200) }
+            let outbox = try Outbox(
+                directory: directory, busyTimeout: .milliseconds(50), logger: TestEnvironment.logger)
+            let eventID = EventID.make()
+            try outbox.insert(WebhookRequest(url: "http://127.0.0.1:\(server.port)/h", eventID: eventID, rule: "r"))
+            // Another connection holds the write lock: the worker can read and send, but not record.
+            var configuration = GRDB.Configuration()
+            configuration.allowsUnsafeTransactions = true
+            let locker = try DatabaseQueue(path: outbox.path, configuration: configuration)
+            try locker.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+            let worker = OutboxWorker(
+                outbox: outbox,
+                configuration: .init(userAgent: "tagrouter/test"),
+                logger: TestEnvironment.logger
+            )
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await worker.run() }
+                try await server.waitForRequests(1)
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try outbox.deliveries(eventID: eventID).map(\.state) == ["pending"])
+                try locker.inDatabase { try $0.execute(sql: "COMMIT") }
+                let record = try await WorkerHarness.waitForDelivery(outbox, eventID: eventID) {
+                    $0.state == "delivered"
+                }
+                #expect(record?.attempts == 1)
+                tasks.cancelAll()
+            }
+            #expect(server.requests.count == 1)
+            try await server.stop()
         }
     }
 }

@@ -124,8 +124,48 @@ struct WebhookDeliveryTests {
             let failed = try worker.outbox.history(failedOnly: true).deliveries
             #expect(failed.map(\.eventID) == [eventID])
             #expect(!failed[0].url.contains("SECRET"))
+            let text = try worker.outbox.history(failedOnly: true).text()
+            #expect(
+                text.contains(
+                    "  failed     POST http://127.0.0.1:\(server.port)/hook?…  rule=r  attempts=1  status=400"
+                        + "  error=POST http://127.0.0.1:\(server.port)/hook?…: HTTP 400: bad tagid\n"
+                ),
+                "\(text)"
+            )
+            #expect(!text.contains("SECRET"))
         }
         #expect(server.requests.count == 1)
+    }
+
+    @Test("a receiver that never answers, or closes without answering, is timed out and retried")
+    func silentReceiverIsRetried() async throws {
+        let server = try await HTTPTestServer.start { _, index in
+            switch index {
+            case 0: .hang
+            case 1: .close
+            default: .status(200)
+            }
+        }
+        defer { Task { try? await server.stop() } }
+        let eventID = EventID.make()
+        try await WorkerHarness.run { worker, _ in
+            try worker.enqueue(
+                WebhookRequest(
+                    url: "http://127.0.0.1:\(server.port)/slow",
+                    timeout: .milliseconds(300),
+                    eventID: eventID,
+                    rule: "r"
+                )
+            )
+            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
+                $0.state != "pending"
+            }
+            #expect(record?.state == "delivered")
+            #expect(record?.attempts == 3)
+        }
+        let requests = server.requests
+        #expect(requests.count == 3)
+        #expect(requests[1].receivedAt - requests[0].receivedAt >= .milliseconds(300))
     }
 
     @Test("a garbage status line is a retried error naming the URL")

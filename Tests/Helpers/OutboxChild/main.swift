@@ -28,7 +28,7 @@ for index in 0..<count {
             url: arguments[2],
             body: Array("{\"n\":\(index)}".utf8),
             secret: "crash-test",
-            timeout: .seconds(2),
+            timeout: .milliseconds(300),
             eventID: eventID,
             rule: "crash"
         )

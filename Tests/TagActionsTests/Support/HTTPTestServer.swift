@@ -30,6 +30,8 @@ enum TestResponse: Sendable {
     case raw([UInt8])
     /// Close the connection without answering.
     case close
+    /// Never answer (the client must time out).
+    case hang
 }
 
 /// A real HTTP/1.1 server on 127.0.0.1 (SwiftNIO) that records requests and answers per a script.
@@ -146,6 +148,8 @@ private final class Handler: ChannelInboundHandler {
         switch response {
         case .close:
             context.close(promise: nil)
+        case .hang:
+            break
         case .raw(let bytes):
             // Bypass the HTTP encoder: write from its position in the pipeline, straight to the socket, then close.
             let channel = context.channel
