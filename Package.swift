@@ -138,7 +138,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport",
+                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -151,10 +152,22 @@ let package = Package(
             path: "Tests/Helpers/OutboxChild",
             swiftSettings: swiftSettings
         ),
+        // A real HTTP/1.1 server on 127.0.0.1 for webhook tests, apart from TestSupport so that tests with no
+        // network need not build NIO.
+        .target(
+            name: "HTTPTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/HTTPTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "TagActionsTests",
             dependencies: [
-                "TagActions", "argv-recorder", "outbox-child",
+                "TagActions", "argv-recorder", "outbox-child", "HTTPTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

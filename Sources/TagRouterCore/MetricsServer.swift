@@ -53,7 +53,8 @@ public struct MetricsServer: Service, CustomStringConvertible {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask { await answer(connection) }
+                        // A client that connects and never asks must not hold up shutdown.
+                        group.addTask { try? await cancelWhenGracefulShutdown { await answer(connection) } }
                     }
                 }
             }
@@ -66,6 +67,7 @@ public struct MetricsServer: Service, CustomStringConvertible {
         do {
             try await connection.executeThenClose { inbound, outbound in
                 var path: String?
+                // The connection is closed after the first answer (`executeThenClose`).
                 for try await part in inbound {
                     switch part {
                     case .head(let head):
@@ -80,12 +82,14 @@ public struct MetricsServer: Service, CustomStringConvertible {
                             name: "Content-Type",
                             value: isMetrics ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8")
                         headers.add(name: "Content-Length", value: String(body.count))
+                        // One answer per connection: no idle keep-alive connection can hold up shutdown.
+                        headers.add(name: "Connection", value: "close")
                         let head = HTTPResponseHead(
                             version: .http1_1, status: isMetrics ? .ok : .notFound, headers: headers)
                         try await outbound.write(.head(head))
                         try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
                         try await outbound.write(.end(nil))
-                        path = nil
+                        return
                     }
                 }
             }

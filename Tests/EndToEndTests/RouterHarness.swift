@@ -17,7 +17,7 @@ struct RouterHarness {
 
     /// Runs `body` with a router started on `rules` (YAML text; `OUT` is replaced by the output file path).
     static func with(
-        rules: String, arguments: [String] = [], waitForReaders: Bool = true,
+        rules: String, arguments: [String] = [], environment: [String: String] = [:], waitForReaders: Bool = true,
         _ body: (RouterHarness) async throws -> Void
     ) async throws {
         try await withPCSCD { pcscd in
@@ -33,7 +33,7 @@ struct RouterHarness {
                     "--rules", directory + "/rules", "--state-dir", directory + "/state", "--log-level", "debug",
                 ]
                     + arguments,
-                environment: pcscd.environment, directory: directory)
+                environment: pcscd.environment.merging(environment) { _, new in new }, directory: directory)
             let harness = RouterHarness(pcscd: pcscd, router: router, directory: directory)
             if waitForReaders {
                 try await router.waitForLog("watching 2 readers")

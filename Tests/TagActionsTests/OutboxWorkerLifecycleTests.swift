@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HTTPTestSupport
 import Logging
 import ServiceLifecycle
 import TagActions

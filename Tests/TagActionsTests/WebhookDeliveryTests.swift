@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTestSupport
 import TagActions
 import Testing
 

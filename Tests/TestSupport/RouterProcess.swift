@@ -2,13 +2,11 @@ import Foundation
 
 /// `tagrouter run` as a child process: started with its own rules and state directory, its log read back, sent
 /// signals, and always stopped.
-public final class RouterProcess: @unchecked Sendable {
-    // @unchecked Sendable: `process` is set once in init and only read afterwards; Process is thread-safe for
-    // the calls used here (isRunning, processIdentifier, terminationStatus after exit).
+public final class RouterProcess: Sendable {
 
     /// The directory holding the log and whatever the test puts there (rules, outputs).
     public let directory: String
-    private let process: Process
+    private let process: ChildProcess
     private let logPath: String
 
     /// Starts `tagrouter run` with `arguments` after `run`.
@@ -20,23 +18,12 @@ public final class RouterProcess: @unchecked Sendable {
     public init(arguments: [String], environment: [String: String], directory: String) throws {
         self.directory = directory
         logPath = directory + "/router.log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try TagRouterBinary.path())
-        process.arguments = ["run"] + arguments
-        process.environment = environment
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess.spawn(
+            try TagRouterBinary.path(), ["run"] + arguments, environment: environment, outputPath: logPath)
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.killAndReap()
     }
 
     /// Everything the router logged so far.
@@ -68,7 +55,7 @@ public final class RouterProcess: @unchecked Sendable {
 
     /// Sends a signal.
     public func signal(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
     }
 
     /// Sends SIGTERM and waits for the exit.
@@ -79,16 +66,10 @@ public final class RouterProcess: @unchecked Sendable {
     public func terminate(timeout: Duration = .seconds(5)) async throws -> (status: Int32, took: Duration) {
         let start = ContinuousClock.now
         signal(SIGTERM)
-        while process.isRunning && ContinuousClock.now - start < timeout {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let took = ContinuousClock.now - start
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        guard let status = await process.wait(upTo: timeout) else {
+            process.killAndReap()
             throw HarnessError("the router did not exit within \(timeout) of SIGTERM:\n\(log)")
         }
-        process.waitUntilExit()
-        return (process.terminationStatus, took)
+        return (status, ContinuousClock.now - start)
     }
 }

@@ -4,26 +4,26 @@ import NIOPosix
 import Synchronization
 
 /// One request as the test server received it.
-struct RecordedRequest: Sendable {
-    var method: String
-    var uri: String
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
-    var receivedAt: ContinuousClock.Instant
+public struct RecordedRequest: Sendable {
+    public var method: String
+    public var uri: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    public var receivedAt: ContinuousClock.Instant
 
     /// The first value of a header, case-insensitively.
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// All values of a header.
-    func headerValues(_ name: String) -> [String] {
+    public func headerValues(_ name: String) -> [String] {
         headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
     }
 }
 
 /// What the test server answers.
-enum TestResponse: Sendable {
+public enum TestResponse: Sendable {
     /// A status line, headers and body.
     case status(Int, headers: [(String, String)] = [], body: [UInt8] = [])
     /// Raw bytes written as the answer (garbage status lines), then close.
@@ -35,10 +35,10 @@ enum TestResponse: Sendable {
 }
 
 /// A real HTTP/1.1 server on 127.0.0.1 (SwiftNIO) that records requests and answers per a script.
-final class HTTPTestServer: Sendable {
-    typealias Script = @Sendable (_ request: RecordedRequest, _ index: Int) -> TestResponse
+public final class HTTPTestServer: Sendable {
+    public typealias Script = @Sendable (_ request: RecordedRequest, _ index: Int) -> TestResponse
 
-    let port: Int
+    public let port: Int
     private let channel: any Channel
     private let state: Mutex<[RecordedRequest]>
 
@@ -49,7 +49,7 @@ final class HTTPTestServer: Sendable {
     }
 
     /// Starts a server on `port` (0 = a free one) answering per `script`.
-    static func start(port: Int = 0, script: @escaping Script) async throws -> HTTPTestServer {
+    public static func start(port: Int = 0, script: @escaping Script) async throws -> HTTPTestServer {
         let recorder = Recorder(script: script)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -66,11 +66,11 @@ final class HTTPTestServer: Sendable {
     }
 
     /// The requests received so far.
-    var requests: [RecordedRequest] { state.withLock { $0 } }
+    public var requests: [RecordedRequest] { state.withLock { $0 } }
 
     /// Waits until `count` requests arrived, or `timeout` passed.
     @discardableResult
-    func waitForRequests(_ count: Int, timeout: Duration = .seconds(20)) async throws -> [RecordedRequest] {
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(20)) async throws -> [RecordedRequest] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let requests = self.requests
@@ -81,7 +81,7 @@ final class HTTPTestServer: Sendable {
     }
 
     /// Stops listening.
-    func stop() async throws {
+    public func stop() async throws {
         try await channel.close()
     }
 
@@ -93,7 +93,7 @@ final class HTTPTestServer: Sendable {
     }
 
     /// A port that was free a moment ago (bound, then released).
-    static func freePort() async throws -> Int {
+    public static func freePort() async throws -> Int {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).get()
         let port = channel.localAddress!.port!

@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+import HTTPTestSupport
+import TestSupport
+import Testing
+import VirtualTag
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `tagrouter run` delivering a webhook to a real HTTP server on 127.0.0.1, and serving its metrics.
+@Suite(.serialized) struct RouterWebhookTests {
+    @Test func aMatchingTapArrivesAtTheReceiverSignedWithTheEventDocument() async throws {
+        let server = try await HTTPTestServer.start { _, _ in .status(200) }
+        let rules = """
+            version: 1
+            rules:
+              - name: home-assistant
+                match: { domains: [example.com] }
+                webhook:
+                  url: "http://127.0.0.1:\(server.port)/api/events/tag_scanned?reader={reader}"
+                  headers: { Authorization: "Bearer ${HA_TOKEN}" }
+                  secret: "${HOOK_SECRET}"
+
+            """
+        let environment = ["HA_TOKEN": "token-123", "HOOK_SECRET": "s3cret"]
+        try await RouterHarness.with(rules: rules, environment: environment) { harness in
+            let tag = try harness.present(uri: "https://example.com/door?key=1")
+            let requests = try await server.waitForRequests(1)
+            await tag.remove()
+            let request = try #require(requests.first)
+            #expect(request.method == "POST")
+            #expect(request.uri == "/api/events/tag_scanned?reader=Virtual%20PCD%2000%2000")
+            #expect(request.header("Authorization") == "Bearer token-123")
+            #expect(request.header("Content-Type") == "application/json")
+            let eventID = try #require(request.header("X-TagRouter-Event"))
+            let timestamp = try #require(request.header("X-TagRouter-Timestamp"))
+            let key = SymmetricKey(data: Data("s3cret".utf8))
+            let mac = HMAC<SHA256>.authenticationCode(
+                for: Data((timestamp + ".").utf8) + Data(request.body), using: key)
+            #expect(
+                request.header("X-TagRouter-Signature") == "sha256=" + mac.map { String(format: "%02x", $0) }.joined())
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+            #expect(document["id"] as? String == eventID)
+            #expect(document["rule"] as? String == "home-assistant")
+            #expect(document["reader"] as? String == "Virtual PCD 00 00")
+            #expect(document["uri"] as? String == "https://example.com/door?key=1")
+            #expect((document["tag"] as? [String: String]) == ["uid": "04A1B2C3D4E580", "tech": "type2"])
+            #expect((document["records"] as? [[String: String]])?.first?["uri"] == "https://example.com/door?key=1")
+            #expect(!harness.router.log.contains("token-123"))
+            #expect(!harness.router.log.contains("s3cret"))
+            let history = try await TagRouterBinary.run(
+                ["history", "--state-dir", harness.directory + "/state", "--json"],
+                environment: harness.pcscd.environment)
+            #expect(history.status == 0)
+            #expect(history.standardOutput.contains(eventID))
+        }
+        try await server.stop()
+    }
+
+    @Test func metricsCountTheTaps() async throws {
+        let port = try await HTTPTestServer.freePort()
+        try await RouterHarness.with(
+            rules: RouterTests.exampleRules, arguments: ["--metrics", "127.0.0.1:\(port)"]
+        ) { harness in
+            let tag = try harness.present(uri: "https://example.com/metrics")
+            try await harness.waitForDispatches(1)
+            await tag.remove()
+            let other = try harness.present(uri: "https://ignored.example.net/", slot: 1)
+            try await harness.router.waitForLog("tap.ignored")
+            await other.remove()
+            let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.contains("tagrouter_taps_total 2"), "\(text)")
+            #expect(text.contains("tagrouter_matched_total 1"))
+            #expect(text.contains("tagrouter_ignored_total 1"))
+            #expect(text.contains("tagrouter_readers_present 2"))
+            #expect(text.contains(#"tagrouter_actions_total{kind="run",outcome="ok"} 1"#))
+            #expect(text.contains("tagrouter_tap_to_dispatch_seconds_count 1"))
+        }
+    }
+}
