@@ -54,7 +54,7 @@ public struct MetricsServer: Service, CustomStringConvertible {
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
                         // A client that connects and never asks must not hold up shutdown.
-                        group.addTask { try? await cancelWhenGracefulShutdown { await answer(connection) } }
+                        group.addTask { await cancelWhenGracefulShutdown { await answer(connection) } }
                     }
                 }
             }
