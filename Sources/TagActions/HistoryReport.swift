@@ -1,4 +1,5 @@
 import Foundation
+import TagRules
 
 /// What `tagrouter history` prints: recent taps and webhook deliveries, newest first.
 public struct HistoryReport: Sendable, Hashable, Encodable {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Synchronization
+import TagRules
 
 extension Outbox {
     /// Records a tap for `tagrouter history` (the router calls this once per presentation).

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 import Synchronization
+import TagRules
 
 /// Writes log lines to standard error: `text` (one readable line) or `json` (one JSON object per line, for
 /// journald, Loki and friends). Metadata keys are dotted (`reader.name`, `rule.name`, …).
@@ -43,8 +44,7 @@ public struct LogLine: LogHandler {
     public func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        let time = Date().formatted(
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
+        let time = Timestamp.rfc3339(Date())
         switch format {
         case .text:
             var line = "\(time) \(event.level) \(event.message)"

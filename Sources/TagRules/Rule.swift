@@ -59,7 +59,7 @@ public struct Rule: Sendable {
     public func render(event: TagEvent, eventID: String, time: Date, masksSecrets: Bool = false) throws
         -> [RenderedAction]
     {
-        let values = PlaceholderValues(event: event, rule: name, eventID: eventID, time: RFC3339.format(time))
+        let values = PlaceholderValues(event: event, rule: name, eventID: eventID, time: Timestamp.rfc3339(time))
         return try actions.map { action in
             switch action {
             case .open(let template):

@@ -1,6 +1,7 @@
 import Foundation
 import NDEF
 import TagActions
+import TagRules
 import Testing
 
 @Suite("Event document, event ids, timestamps")

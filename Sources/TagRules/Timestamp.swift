@@ -28,7 +28,7 @@ public enum Timestamp {
     }
 
     /// Milliseconds since 1970 of `date`.
-    static func milliseconds(_ date: Date) -> Int64 {
+    public static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 }
