@@ -66,7 +66,7 @@ public struct RuleSet: Sendable {
             if decided {
                 return Explanation(
                     rule: rule.name, location: rule.location, verdict: .notEvaluated,
-                    reason: "not evaluated: an earlier rule matched without `continue`")
+                    reason: "an earlier rule matched without `continue`")
             }
             let outcome = rule.matcher.conditions.evaluate(event, &subject, explaining: true)
             if outcome.matched {

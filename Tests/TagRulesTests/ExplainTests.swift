@@ -41,7 +41,7 @@ private let multiRule = """
               log (home.yaml:5:11): matched: all of: reader (continue: true)
               music (home.yaml:9:11): no-match: schemes: 'https' is not one of spotify (skipped by the index)
               rooms (home.yaml:12:11): matched: components: {"/": "/room/$(room)", "?": {"key": "?*"}} at home.yaml:17:11
-              fallback (home.yaml:19:11): not-evaluated: not evaluated: an earlier rule matched without `continue`
+              fallback (home.yaml:19:11): not-evaluated: an earlier rule matched without `continue`
             matched: log, rooms
               log: webhook POST https://log.example/
                   Authorization: Bearer ${LOG_TOKEN}
