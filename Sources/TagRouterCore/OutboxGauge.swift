@@ -16,7 +16,7 @@ public struct OutboxGauge: Service, CustomStringConvertible {
     ///   - metrics: holds the gauge.
     ///   - interval: time between counts.
     ///   - logger: where a failing count is logged.
-    public init(outbox: Outbox, metrics: RouterMetrics, interval: Duration = .seconds(5), logger: Logger) {
+    public init(outbox: Outbox, metrics: RouterMetrics, interval: Duration = .seconds(15), logger: Logger) {
         self.outbox = outbox
         self.metrics = metrics
         self.interval = interval

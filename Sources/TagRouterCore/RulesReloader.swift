@@ -18,7 +18,7 @@ public struct RulesReloader: Service, CustomStringConvertible {
     ///   - debounce: how long the files must stay unchanged before a reload.
     ///   - logger: where reloads are logged.
     public init(
-        store: RuleStore, pollInterval: Duration = .milliseconds(500), debounce: Duration = .milliseconds(300),
+        store: RuleStore, pollInterval: Duration = .seconds(1), debounce: Duration = .milliseconds(300),
         logger: Logger
     ) {
         self.store = store
@@ -63,32 +63,46 @@ public struct RulesReloader: Service, CustomStringConvertible {
     }
 
     /// Path, size and modification time of every rules file the sources name (folders: their YAML files).
+    ///
+    /// Plain `stat(2)` and `readdir(3)`: this runs every poll for as long as the router lives, so it stays cheap.
     static func fingerprint(of sources: [String]) -> [String] {
-        let manager = FileManager.default
         var entries: [String] = []
         for source in sources {
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: source, isDirectory: &isDirectory) else {
+            guard let status = Self.status(source) else {
                 entries.append("\(source) missing")
                 continue
             }
-            let files: [String]
-            if isDirectory.boolValue {
-                let names = (try? manager.contentsOfDirectory(atPath: source)) ?? []
-                files = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map {
-                    source + "/" + $0
-                }
-            } else {
-                files = [source]
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                entries.append(Self.entry(source, status))
+                continue
             }
-            for file in files {
-                let attributes = (try? manager.attributesOfItem(atPath: file)) ?? [:]
-                let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
-                let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                entries.append("\(file) \(size) \(modified)")
+            guard let directory = opendir(source) else {
+                entries.append("\(source) unreadable")
+                continue
+            }
+            var names: [String] = []
+            while let item = readdir(directory) {
+                let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name.hasSuffix(".yaml") || name.hasSuffix(".yml") { names.append(name) }
+            }
+            closedir(directory)
+            for name in names.sorted() {
+                let file = source + "/" + name
+                entries.append(Self.status(file).map { Self.entry(file, $0) } ?? "\(file) missing")
             }
         }
         return entries
+    }
+
+    private static func status(_ path: String) -> stat? {
+        var result = stat()
+        return stat(path, &result) == 0 ? result : nil
+    }
+
+    private static func entry(_ path: String, _ status: stat) -> String {
+        "\(path) \(status.st_size) \(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec) \(status.st_ino)"
     }
 
     /// The service's name in lifecycle logs.
