@@ -2,6 +2,7 @@ import Foundation
 import NDEF
 import NFCTag
 import PCSC
+import TagRouterCore
 
 /// What `tagrouter read` (and `readers`) tell about one tag: the JSON document and the human lines.
 struct TagReport: Encodable, Sendable {
@@ -34,22 +35,14 @@ struct TagReport: Encodable, Sendable {
     /// Connects to the card in `reader`, reads it and decodes its NDEF message.
     /// - Throws: ``ReadFailure`` naming the reader and what failed.
     static func read(reader: String, atr: [UInt8], context: PCSCContext) async throws -> TagReport {
-        // On the context's thread: each command calls pcsc-lite directly, no thread hop per command.
-        let reading = try await context.withThread {
-            let connection: CardConnection
-            do {
-                connection = try await context.connect(to: reader)
-            } catch {
-                throw ReadFailure("\(error)")
-            }
-            do {
-                let reading = try await TagReader().read(atr: atr, channel: connection)
-                await connection.disconnect()
-                return reading
-            } catch {
-                await connection.disconnect()
-                throw ReadFailure("reader \"\(reader)\": \(describe(error))")
-            }
+        let reading: TagReading
+        do {
+            reading = try await CardReading.read(reader: reader, atr: atr, context: context)
+        } catch let error as PCSCError {
+            // Connecting failed: pcsc-lite's error names the reader already.
+            throw ReadFailure("\(error)")
+        } catch {
+            throw ReadFailure("reader \"\(reader)\": \(describe(error))")
         }
         var records: [RecordSummary] = []
         if case .message(let bytes) = reading.content {
