@@ -171,7 +171,7 @@ let catalogue: [DiagnosticCase] = [
         ]),
     DiagnosticCase(
         name: "undefined variable in a folded block scalar",
-        yaml: rule("    match: {any: true}\n    open: >\n      ${NOPE}\n"),
+        yaml: rule("    match: {any: true}\n    open: >\n      a ${NOPE}\n"),
         expected: [
             "f.yaml:5:11: error: environment variable 'NOPE' is not set (write '${NOPE:-default}' for a default)"
         ]),
