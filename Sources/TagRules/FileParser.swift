@@ -55,9 +55,19 @@ final class FileParser {
     }
 
     /// Reports a problem at a character offset inside a scalar.
+    ///
+    /// The offset becomes a column only on the scalar's first line: a block scalar (`|`, `>`) starts on the
+    /// next line and a flow scalar may go on over several, so an offset that lands past the end of the first
+    /// line (or any offset in a block scalar) points at the scalar itself instead.
     func error(_ node: Node, offset: Int, _ message: String) {
-        let quoted = node.scalar.map { $0.style == .singleQuoted || $0.style == .doubleQuoted } ?? false
-        report(line: node.mark?.line ?? 0, column: (node.mark?.column ?? 0) + offset + (quoted ? 1 : 0), message)
+        let line = node.mark?.line ?? 0
+        let column = node.mark?.column ?? 0
+        let style = node.scalar?.style
+        let shifted = column + offset + (style == .singleQuoted || style == .doubleQuoted ? 1 : 0)
+        let fits =
+            style != .literal && style != .folded && line >= 1 && line <= lines.count
+            && shifted <= String(lines[line - 1]).trimmingSuffixCR.unicodeScalars.count + 1
+        report(line: line, column: fits ? shifted : column, message)
     }
 
     // MARK: Typed access

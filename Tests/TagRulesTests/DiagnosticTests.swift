@@ -156,6 +156,31 @@ let catalogue: [DiagnosticCase] = [
         expected: [
             "f.yaml:4:1: error: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"
         ]),
+    // Found by fuzz-rules: libyaml puts the end of a text without a final line break on the line after it.
+    DiagnosticCase(
+        name: "YAML syntax error at the end of a text without a final line break", yaml: "{",
+        expected: ["f.yaml:1:2: error: YAML syntax error: did not find expected node content while parsing a flow node"]
+    ),
+    // Found by fuzz-rules: an offset inside a scalar that goes on over several lines was added to the column of
+    // its first line, pointing past that line's end; such problems now point at the scalar.
+    DiagnosticCase(
+        name: "undefined variable in a multi-line quoted scalar",
+        yaml: rule("    match: {any: true}\n    open: 'https://example.com/a\n      ${NOPE}'\n"),
+        expected: [
+            "f.yaml:5:11: error: environment variable 'NOPE' is not set (write '${NOPE:-default}' for a default)"
+        ]),
+    DiagnosticCase(
+        name: "undefined variable in a folded block scalar",
+        yaml: rule("    match: {any: true}\n    open: >\n      a ${NOPE}\n"),
+        expected: [
+            "f.yaml:5:11: error: environment variable 'NOPE' is not set (write '${NOPE:-default}' for a default)"
+        ]),
+    DiagnosticCase(
+        name: "undefined variable on one line",
+        yaml: rule("    match: {any: true}\n    open: 'https://e.com/${NOPE}'\n"),
+        expected: [
+            "f.yaml:5:26: error: environment variable 'NOPE' is not set (write '${NOPE:-default}' for a default)"
+        ]),
     DiagnosticCase(
         name: "duplicate YAML key", yaml: "version: 1\nversion: 1\nrules: []\n",
         expected: ["f.yaml:1:1: error: duplicate key 'version' in a mapping"]),

@@ -1,0 +1,1 @@
+../../../Sources/TagActions/RetryPolicy.swift
