@@ -10,6 +10,9 @@ struct RouterHarness {
     let pcscd: PrivatePCSCD
     let router: RouterProcess
     let directory: String
+    /// The options and environment the router was started with, for ``startAnotherRouter(logName:)``.
+    let routerArguments: [String]
+    let routerEnvironment: [String: String]
     let logger = Logger(label: "test")
 
     var rulesDirectory: String { directory + "/rules" }
@@ -28,20 +31,35 @@ struct RouterHarness {
             let output = directory + "/dispatched.txt"
             try rules.replacingOccurrences(of: "OUT", with: output)
                 .write(toFile: directory + "/rules/10-test.yaml", atomically: true, encoding: .utf8)
+            let routerArguments =
+                ["--rules", directory + "/rules", "--state-dir", directory + "/state", "--log-level", "debug"]
+                + arguments
+            let routerEnvironment = pcscd.environment.merging(environment) { _, new in new }
             let router = try RouterProcess(
-                arguments: [
-                    "--rules", directory + "/rules", "--state-dir", directory + "/state", "--log-level", "debug",
-                ]
-                    + arguments,
-                environment: pcscd.environment.merging(environment) { _, new in new }, directory: directory)
-            let harness = RouterHarness(pcscd: pcscd, router: router, directory: directory)
+                arguments: routerArguments, environment: routerEnvironment, directory: directory)
+            let harness = RouterHarness(
+                pcscd: pcscd, router: router, directory: directory, routerArguments: routerArguments,
+                routerEnvironment: routerEnvironment)
             if waitForReaders {
                 try await router.waitForLog("watching 2 readers")
                 try await router.waitForLog("reader.added", count: 2)
             }
-            try await body(harness)
+            do {
+                try await body(harness)
+            } catch {
+                // Stop it the orderly way first, so it ends the commands it started.
+                if router.isRunning { _ = try? await router.terminate() }
+                throw error
+            }
             if router.isRunning { try await router.terminate() }
         }
+    }
+
+    /// Starts another router with the same rules, state directory and options (after the first one was
+    /// killed), logging to `logName`. The caller stops it.
+    func startAnotherRouter(logName: String) throws -> RouterProcess {
+        try RouterProcess(
+            arguments: routerArguments, environment: routerEnvironment, directory: directory, logName: logName)
     }
 
     /// A URI message.
@@ -57,12 +75,43 @@ struct RouterHarness {
         var options = Type2Card.Options(model: .ntag213)
         options.uid = uid
         let card = try Type2Card(model: .ntag213, message: try Self.uriMessage(uri), options: options)
-        return try VirtualReader(port: pcscd.vpcdPort(slot: slot), logger: logger).present(card, answeringAtMost: limit)
+        return try present(card, slot: slot, answeringAtMost: limit)
+    }
+
+    /// Presents any virtual card on a slot.
+    func present(_ card: some VirtualCard, slot: Int = 0, answeringAtMost limit: Int? = nil) throws -> PresentedCard {
+        try VirtualReader(port: pcscd.vpcdPort(slot: slot), logger: logger).present(card, answeringAtMost: limit)
     }
 
     /// The lines the rules' commands wrote so far.
     var dispatched: [String] {
         ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Removes a tag the router has seen and waits until pcscd and the router saw it go.
+    ///
+    /// vpcd cannot show a card swap faster than pcscd's polling: when a card leaves before pcscd's power-down
+    /// after the read and another connects straight away, pcscd takes the new card for the old one, still
+    /// present, and reports no event at all. A real reader reports the removal itself; here the next card must
+    /// wait for this.
+    func remove(_ tag: PresentedCard, slot: Int, router: RouterProcess? = nil) async throws {
+        let router = router ?? self.router
+        let marker = "pcsc.card.removed reader.name=\"\(pcscd.readerName(slot: slot))\""
+        let before = router.lines(containing: marker).count
+        await tag.remove()
+        try await router.waitForLog(marker, count: before + 1)
+    }
+
+    /// Waits until the router's commands wrote a line containing `text`.
+    func waitForDispatch(containing text: String, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !dispatched.contains(where: { $0.contains(text) }) {
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError(
+                    "no dispatch containing '\(text)' within \(timeout), saw \(dispatched):\n\(router.log)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Waits until the commands wrote `count` lines.

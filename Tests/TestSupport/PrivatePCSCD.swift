@@ -56,8 +56,8 @@ public final class PrivatePCSCD: @unchecked Sendable {
         do {
             let started = PrivatePCSCD(directory: try HarnessDirectory.shared(), basePort: try FreePorts.pair())
             pcscd = started
-            try started.writeConfiguration()
-            try await started.start()
+            try started.writeConfiguration(readers: true)
+            try await started.start(readers: true)
             result = .success(try await body(started))
         } catch {
             result = .failure(error)
@@ -67,10 +67,19 @@ public final class PrivatePCSCD: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Stops pcscd and starts it again with the same configuration, as a package upgrade or crash would.
-    public func restart() async throws {
-        await stop()
-        try await start()
+    /// Stops pcscd and starts it again, as a package upgrade or crash would.
+    /// - Parameters:
+    ///   - killing: end pcscd with SIGKILL (a crash) instead of SIGTERM (an orderly stop).
+    ///   - readers: whether the new pcscd has the vpcd readers. Without them it runs with no reader at all, as
+    ///     on a machine whose reader is unplugged; the vpcd ports stay closed.
+    public func restart(killing: Bool = false, readers: Bool = true) async throws {
+        if killing {
+            stopNow()
+        } else {
+            await stop()
+        }
+        try writeConfiguration(readers: readers)
+        try await start(readers: readers)
     }
 
     /// Stops pcscd (SIGTERM, then SIGKILL after 3 s).
@@ -86,10 +95,11 @@ public final class PrivatePCSCD: @unchecked Sendable {
         process = nil
     }
 
-    private func writeConfiguration() throws {
+    private func writeConfiguration(readers: Bool) throws {
         let configuration = directory + "/conf.d"
         try? FileManager.default.removeItem(atPath: configuration)
         try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
+        guard readers else { return }
         let hex = "0x" + String(basePort, radix: 16, uppercase: true)
         let text = """
             FRIENDLYNAME "Virtual PCD"
@@ -101,7 +111,7 @@ public final class PrivatePCSCD: @unchecked Sendable {
         try text.write(toFile: configuration + "/vpcd", atomically: true, encoding: .utf8)
     }
 
-    private func start() async throws {
+    private func start(readers: Bool) async throws {
         try? FileManager.default.removeItem(atPath: socketPath)
         let process = try ChildProcess.spawn(
             "/usr/bin/unshare",
@@ -119,7 +129,7 @@ public final class PrivatePCSCD: @unchecked Sendable {
                         + "or CAP_SYS_ADMIN; pcscd and vsmartcard-vpcd must be installed): \(self.log)")
             }
             if FileManager.default.fileExists(atPath: socketPath)
-                && FreePorts.isListening(basePort) && FreePorts.isListening(basePort + 1)
+                && (!readers || (FreePorts.isListening(basePort) && FreePorts.isListening(basePort + 1)))
             {
                 return
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `tagrouter run` as a child process: started with its own rules and state directory, its log read back, sent
 /// signals, and always stopped.
@@ -8,16 +9,22 @@ public final class RouterProcess: Sendable {
     public let directory: String
     private let process: ChildProcess
     private let logPath: String
+    /// The complete lines read so far and where reading stopped: each look at the log reads only what was
+    /// appended since (a long fault case logs tens of thousands of lines and is polled every 20 ms).
+    private let logCache = Mutex<(lines: [String], offset: UInt64, partial: [UInt8])>(([], 0, []))
 
     /// Starts `tagrouter run` with `arguments` after `run`.
     /// - Parameters:
     ///   - arguments: the options of `tagrouter run`.
     ///   - environment: the whole environment (with `PCSCLITE_CSOCK_NAME`).
     ///   - directory: where the log goes.
+    ///   - logName: the log's file name in `directory` (a restarted router gets a log of its own).
     /// - Throws: ``HarnessError`` when the binary is not built or cannot start.
-    public init(arguments: [String], environment: [String: String], directory: String) throws {
+    public init(
+        arguments: [String], environment: [String: String], directory: String, logName: String = "router.log"
+    ) throws {
         self.directory = directory
-        logPath = directory + "/router.log"
+        logPath = directory + "/" + logName
         process = try ChildProcess.spawn(
             try TagRouterBinary.path(), ["run"] + arguments, environment: environment, outputPath: logPath)
     }
@@ -28,12 +35,36 @@ public final class RouterProcess: Sendable {
 
     /// Everything the router logged so far.
     public var log: String {
-        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        logLines.joined(separator: "\n")
+    }
+
+    /// The complete lines of the log so far.
+    public var logLines: [String] {
+        logCache.withLock { cache in
+            guard let file = FileHandle(forReadingAtPath: logPath) else { return cache.lines }
+            defer { try? file.close() }
+            guard (try? file.seek(toOffset: cache.offset)) != nil, let data = try? file.readToEnd(), !data.isEmpty
+            else {
+                return cache.lines
+            }
+            cache.offset += UInt64(data.count)
+            var bytes = cache.partial + Array(data)
+            if let last = bytes.lastIndex(of: 0x0A) {
+                cache.partial = Array(bytes[(last + 1)...])
+                bytes.removeSubrange((last + 1)...)
+                cache.lines += bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+                    String(decoding: $0, as: UTF8.self)
+                }
+            } else {
+                cache.partial = bytes
+            }
+            return cache.lines
+        }
     }
 
     /// The log lines containing `text`.
-    public func lines(containing text: String) -> [Substring] {
-        log.split(separator: "\n").filter { $0.contains(text) }
+    public func lines(containing text: String) -> [String] {
+        logLines.filter { $0.contains(text) }
     }
 
     /// Whether the process still runs.
@@ -56,6 +87,23 @@ public final class RouterProcess: Sendable {
     /// Sends a signal.
     public func signal(_ signal: Int32) {
         process.signal(signal)
+    }
+
+    /// The process id.
+    public var pid: Int32 { process.pid }
+
+    /// Kills the router with SIGKILL, as a crash or the OOM killer would, and reaps it.
+    public func kill() {
+        process.killAndReap()
+    }
+
+    /// The router's resident memory in KiB (`VmRSS`), `nil` once it has ended.
+    public var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8) else {
+            return nil
+        }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
     }
 
     /// Sends SIGTERM and waits for the exit.
