@@ -61,6 +61,7 @@ import VirtualTag
                 harness.router.lines(containing: " tap ").last { $0.contains("rule.name=fail") }?
                     .contains("run failed (exit 3)") == true)
             #expect(peakKiB < 200 * 1024, "resident memory reached \(peakKiB) KiB during the flood")
+            print("fault suite: the router's resident memory peaked at \(peakKiB) KiB while a handler flooded")
             #expect(harness.router.isRunning)
 
             let after = try harness.present(uri: "https://example.com/after", uid: faultUID(41, 99))
@@ -78,6 +79,10 @@ import VirtualTag
             await last.remove()
             #expect(status == 0)
             #expect(Self.processes(commandLine: ["/bin/sleep", "7321"]).isEmpty)
+            let tapLines = harness.router.lines(containing: " tap ")
+            print(
+                "fault suite: \(tapLines.count) taps logged with 3 misbehaving handlers: \(tapLines.count { $0.contains("run ok") }) ok"
+            )
         }
     }
 
