@@ -9,7 +9,7 @@ func faultUID(_ series: Int, _ number: Int) -> [UInt8] {
 }
 
 /// Fault suite (issue 7): pcscd dying and readers going away under a running router.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct FaultPCSCDTests {
+@Suite(.serialized, .timeLimit(.minutes(45))) struct FaultPCSCDTests {
     static let rules =
         "version: 1\nrules:\n" + recordingRule(name: "door", match: "{ domains: [example.com] }", marker: "door")
 

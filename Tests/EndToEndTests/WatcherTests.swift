@@ -6,7 +6,7 @@ import VirtualTag
 import struct TestSupport.HarnessError
 import class TestSupport.PrivatePCSCD
 
-@Suite(.timeLimit(.minutes(2))) struct WatcherTests {
+@Suite(.timeLimit(.minutes(45))) struct WatcherTests {
     let logger = Logger(label: "test")
 
     @Test func watcherSeesReadersThenCardPresentedAndRemoved() async throws {
@@ -28,7 +28,7 @@ import class TestSupport.PrivatePCSCD
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ConnectionTests {
+@Suite(.timeLimit(.minutes(45))) struct ConnectionTests {
     let logger = Logger(label: "test")
 
     @Test func transmitReachesTheVirtualTagThroughPcscd() async throws {

@@ -5,7 +5,7 @@ import VirtualTag
 import enum TestSupport.Hex
 
 /// The vpcd side of the emulator against a hand-written fake vpcd (the real one is exercised end to end).
-@Suite(.timeLimit(.minutes(2))) struct VirtualReaderTests {
+@Suite(.timeLimit(.minutes(45))) struct VirtualReaderTests {
     let logger = Logger(label: "test")
 
     @Test func answersControlsAndCommandsAsVpcdExpects() async throws {
