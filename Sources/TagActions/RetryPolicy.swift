@@ -52,8 +52,8 @@ public struct RetryPolicy: Sendable, Hashable {
     ///
     /// An HTTP-date is read in the three forms RFC 9110 §5.6.7 requires recipients to accept, exactly as its
     /// grammar spells them (names are case-sensitive, the zone is `GMT`): IMF-fixdate
-    /// `Sun, 06 Nov 1994 08:49:37 GMT`, RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` (a two-digit year that would
-    /// be more than 50 years after `now` is the one a century earlier) and asctime `Sun Nov  6 08:49:37 1994`.
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`, RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` (a two-digit year is the year
+    /// with those last digits from 49 years before `now`'s year to 50 after) and asctime `Sun Nov  6 08:49:37 1994`.
     /// The day name is not checked against the date.
     /// - Parameters:
     ///   - value: the header value.
