@@ -36,7 +36,15 @@ final class FileParser {
     // MARK: Diagnostics
 
     func location(_ node: Node) -> SourceLocation {
-        SourceLocation(file: file, line: node.mark?.line ?? 0, column: node.mark?.column ?? 0)
+        let (line, column) = position(node)
+        return SourceLocation(file: file, line: line, column: column)
+    }
+
+    /// Where a node starts (0, 0 if unknown), inside the text: an empty node at the end of a text without a final
+    /// line break has its mark on the line after the last, like libyaml's errors (see ``insideText``).
+    func position(_ node: Node) -> (line: Int, column: Int) {
+        guard let mark = node.mark else { return (0, 0) }
+        return insideText(line: mark.line, column: mark.column)
     }
 
     func report(line: Int, column: Int, _ message: String, severity: Diagnostic.Severity = .error) {
@@ -47,11 +55,13 @@ final class FileParser {
     }
 
     func error(_ node: Node, _ message: String) {
-        report(line: node.mark?.line ?? 0, column: node.mark?.column ?? 0, message)
+        let (line, column) = position(node)
+        report(line: line, column: column, message)
     }
 
     func warning(_ node: Node, _ message: String) {
-        report(line: node.mark?.line ?? 0, column: node.mark?.column ?? 0, message, severity: .warning)
+        let (line, column) = position(node)
+        report(line: line, column: column, message, severity: .warning)
     }
 
     /// Reports a problem at a character offset inside a scalar.
@@ -60,8 +70,7 @@ final class FileParser {
     /// next line and a flow scalar may go on over several, so an offset that lands past the end of the first
     /// line (or any offset in a block scalar) points at the scalar itself instead.
     func error(_ node: Node, offset: Int, _ message: String) {
-        let line = node.mark?.line ?? 0
-        let column = node.mark?.column ?? 0
+        let (line, column) = position(node)
         let style = node.scalar?.style
         let shifted = column + offset + (style == .singleQuoted || style == .doubleQuoted ? 1 : 0)
         let fits =

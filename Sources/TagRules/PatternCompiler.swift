@@ -82,24 +82,39 @@ struct PatternCompiler {
             if foldsCase, characterClass == .upper || characterClass == .lower { return .characterClass(.alpha) }
             return .characterClass(characterClass)
         }
-        let values: [String]
         switch name {
-        case "lang": values = Self.languageCodes
-        case "region": values = Self.regionCodes
+        case "lang": return .alternatives(Self.languageOptions[mode])
+        case "region": return .alternatives(Self.regionOptions[mode])
         default:
             guard let defined = variables[name] else {
                 let known = CharacterClass.allCases.map(\.rawValue) + ["lang", "region"] + variables.keys.sorted()
                 let hint = Suggestion.closest(to: name, in: known).map { " (did you mean '$(\($0))'?)" } ?? ""
                 throw Failure(offset: offset, message: "unknown substitution variable '$(\(name))'\(hint)")
             }
-            values = defined
+            return .alternatives(options(defined))
         }
-        // Longest first, so that a shorter value that is a prefix of a longer one does not shadow it.
-        let options = Set(values.map(normalize)).sorted {
+    }
+
+    /// The alternatives of a variable: its values normalized, without duplicates, longest first, so that a
+    /// shorter value that is a prefix of a longer one does not shadow it.
+    func options(_ values: [String]) -> [[UInt8]] {
+        Set(values.map(normalize)).sorted {
             $0.count > $1.count || ($0.count == $1.count && $0.lexicographicallyPrecedes($1))
         }
-        return .alternatives(options)
     }
+
+    /// The index of this compiler's settings in ``languageOptions`` and ``regionOptions``.
+    private var mode: Int { (foldsCase ? 1 : 0) + (percentEncoded ? 2 : 0) }
+
+    /// A compiler for each ``mode``.
+    private static let modes = (0..<4).map {
+        PatternCompiler(variables: [:], foldsCase: $0 & 1 != 0, percentEncoded: $0 & 2 != 0)
+    }
+    /// `$(lang)`'s alternatives for each ``mode``, computed once: hundreds of codes, which every pattern naming
+    /// the variable would otherwise normalize and sort again.
+    static let languageOptions = modes.map { $0.options(languageCodes) }
+    /// `$(region)`'s alternatives for each ``mode``, computed once.
+    static let regionOptions = modes.map { $0.options(regionCodes) }
 
     /// The bytes a literal stands for: percent-encoded when comparing to the URI as written, then case-folded.
     func normalize(_ text: String) -> [UInt8] {

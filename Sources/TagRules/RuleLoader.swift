@@ -81,8 +81,9 @@ struct RuleLoader {
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
         do {
             // The basic resolver leaves every scalar a string: no regular expression per scalar (10,000 rules load
-            // several times faster); booleans are recognized by FileParser.bool.
-            let root = try Yams.compose(yaml: text, Resolver.basic)
+            // several times faster); booleans are recognized by FileParser.bool. The encoding is given because
+            // Yams' default reads the whole process environment on every call (for YAMS_DEFAULT_ENCODING).
+            let root = try Yams.compose(yaml: text, Resolver.basic, Constructor.default, .utf8)
             if let root, NodeBudget.exceeds(root, limit: 1_000_000) {
                 parser.report(line: 0, column: 0, "the file has more than 1,000,000 YAML nodes (aliases expanding?)")
             } else {

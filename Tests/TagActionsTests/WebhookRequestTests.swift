@@ -117,4 +117,65 @@ struct WebhookRequestTests {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(RetryPolicy.parseRetryAfter(value, now: now) == expected)
     }
+
+    @Test(
+        "Retry-After HTTP-dates in the three forms of RFC 9110 §5.6.7, read exactly as the grammar spells them",
+        arguments: [
+            // IMF-fixdate; now is Tue, 14 Nov 2023 22:13:20 GMT.
+            ("Fri, 01 Dec 2023 08:00:00 GMT", Optional(Duration.seconds(1_417_600))),
+            ("Thu, 29 Feb 2024 00:00:00 GMT", .seconds(9_164_800)),
+            ("Sun, 06 Nov 1994 08:49:37 GMT", .seconds(0)),
+            ("Mon, 14 Nov 2023 22:13:30 GMT", .seconds(10)),  // the day name is not checked against the date
+            // RFC 850, two-digit year: up to 50 years ahead, else the century before.
+            ("Tuesday, 14-Nov-23 22:13:30 GMT", .seconds(10)),
+            ("Tuesday, 14-Nov-73 22:13:30 GMT", .seconds(1_577_923_210)),
+            ("Wednesday, 14-Nov-74 22:13:30 GMT", .seconds(0)),
+            // asctime, day as 2DIGIT or SP DIGIT.
+            ("Tue Nov 14 22:13:30 2023", .seconds(10)),
+            ("Fri Dec  1 08:00:00 2023", .seconds(1_417_600)),
+            ("Fri Dec 01 08:00:00 2023", .seconds(1_417_600)),
+            // Not HTTP-dates.
+            ("Wed, 29 Feb 2023 00:00:00 GMT", nil),
+            ("Fri, 31 Nov 2023 08:00:00 GMT", nil),
+            ("Fri, 01 Dec 2023 24:00:00 GMT", nil),
+            ("Fri, 01 Dec 2023 08:60:00 GMT", nil),
+            ("Fri, 01 Dec 2023 08:00:60 GMT", nil),
+            ("Fri, 1 Dec 2023 08:00:00 GMT", nil),
+            ("Fri, 01 Dec 23 08:00:00 GMT", nil),
+            ("Fri, 01 December 2023 08:00:00 GMT", nil),
+            ("Friday, 01 Dec 2023 08:00:00 GMT", nil),
+            ("fri, 01 dec 2023 08:00:00 gmt", nil),
+            ("Fri, 01 Dec 2023 08:00:00 UTC", nil),
+            ("Fri, 01 Dec 2023 08:00:00 +0100", nil),
+            ("Fri, 01 Dec 2023 08:00:00 GMTx", nil),
+            ("Fri,01 Dec 2023 08:00:00 GMT", nil),
+            ("Fri, 01  Dec 2023 08:00:00 GMT", nil),
+            ("Fri, 01 Dec 2023 08:00:00", nil),
+            ("Fri, 01 Dec 12023 08:00:00 GMT", nil),
+            ("Fri, 01-Dec-23 08:00:00 GMT", nil),
+            ("Friday, 01-Dec-2023 08:00:00 GMT", nil),
+            ("Fri Dec 1 08:00:00 2023", nil),
+            ("Fri Dec  1 08:00:00 2023 GMT", nil),
+        ]
+    )
+    func retryAfterHTTPDate(value: String, expected: Duration?) {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(RetryPolicy.parseRetryAfter(value, now: now) == expected)
+    }
+
+    @Test("Retry-After IMF-fixdates agree with Foundation's calendar from 1601 to 9999")
+    func retryAfterCalendar() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let now = Date(timeIntervalSince1970: -11_644_473_600)  // 1601-01-01 00:00:00 GMT
+        // A prime step, so the dates fall on every month, day and time of day over the years.
+        for seconds in stride(from: Int64(-11_644_473_600), through: 253_402_300_799, by: 9_999_991) {
+            let value = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            #expect(
+                RetryPolicy.parseRetryAfter(value, now: now) == .seconds(seconds + 11_644_473_600),
+                "\(value)")
+        }
+    }
 }

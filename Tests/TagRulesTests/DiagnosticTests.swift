@@ -161,6 +161,14 @@ let catalogue: [DiagnosticCase] = [
         name: "YAML syntax error at the end of a text without a final line break", yaml: "{",
         expected: ["f.yaml:1:2: error: YAML syntax error: did not find expected node content while parsing a flow node"]
     ),
+    // Found by fuzz-rules (round 4): an empty node at the end of a text without a final line break has its mark
+    // on the line after the last too; diagnostics about it now point just past the last character.
+    DiagnosticCase(
+        name: "empty document at the end of a text without a final line break", yaml: "---",
+        expected: ["f.yaml:1:4: error: a rules file must be a mapping, not null"]),
+    DiagnosticCase(
+        name: "empty document with a final line break", yaml: "---\n",
+        expected: ["f.yaml:2:1: error: a rules file must be a mapping, not null"]),
     // Found by fuzz-rules: an offset inside a scalar that goes on over several lines was added to the column of
     // its first line, pointing past that line's end; such problems now point at the scalar.
     DiagnosticCase(

@@ -135,6 +135,27 @@ let componentCases: [MatchCase] = [
     MatchCase("{domains: [e.com], components: [{'/': '/$(lang)_$(region)/*'}]}", "https://e.com/xx_US/x", false),
     MatchCase("{domains: [e.com], components: [{'/': '/$(lang)/*'}]}", "https://e.com/de/x", true),
     MatchCase("{domains: [e.com], components: [{'/': '/$(lang)/*'}]}", "https://e.com/qq/x", false),
+    // $(lang) and $(region) under each combination of caseSensitive and percentEncoded (their alternatives are
+    // computed once per combination and shared by every pattern).
+    MatchCase("{domains: [e.com], components: [{'/': '/$(lang)_$(region)/*'}]}", "https://e.com/EN_us/x", false),
+    MatchCase(
+        "{domains: [e.com], components: [{'/': '/$(lang)_$(region)/*', caseSensitive: false}]}",
+        "https://e.com/EN_us/x", true),
+    MatchCase(
+        "{domains: [e.com], components: [{'/': '/$(lang)_$(region)/*', percentEncoded: false}]}",
+        "https://e.com/de_AT/x", true),
+    MatchCase(
+        "{domains: [e.com], components: [{'/': '/$(lang)_$(region)/*', percentEncoded: false}]}",
+        "https://e.com/De_AT/x", false),
+    MatchCase(
+        "{domains: [e.com], components: [{'/': '/$(lang)_$(region)/*', caseSensitive: false, percentEncoded: false}]}",
+        "https://e.com/De_aT/x", true),
+    MatchCase(
+        "{domains: [e.com], components: [{'/': '/$(lang)_$(region)/*', caseSensitive: false, percentEncoded: false}]}",
+        "https://e.com/De_qQ/x", false),
+    MatchCase(
+        "{domains: [e.com], components: [{'/': '/$(region)/$(region)', caseSensitive: false}]}", "https://e.com/fr/Ch",
+        true),
     MatchCase("{domains: [e.com], components: [{'/': '/p/$(digit)$(digit)'}]}", "https://e.com/p/42", true),
     MatchCase("{domains: [e.com], components: [{'/': '/p/$(digit)$(digit)'}]}", "https://e.com/p/4a", false),
     MatchCase("{domains: [e.com], components: [{'/': '/$(upper)*'}]}", "https://e.com/Abc", true),
