@@ -42,7 +42,10 @@ struct RouterHarness {
                 routerEnvironment: routerEnvironment)
             if waitForReaders {
                 try await router.waitForLog("watching 2 readers")
-                try await router.waitForLog("reader.added", count: 2)
+                // The router's own line, not the watcher's debug `pcsc.reader.added`, in either log format.
+                let readerAdded =
+                    arguments.contains("json") ? #""message":"reader.added""# : " info reader.added "
+                try await router.waitForLog(readerAdded, count: 2)
             }
             do {
                 try await body(harness)
@@ -104,22 +107,24 @@ struct RouterHarness {
 
     /// Waits until the router's commands wrote a line containing `text`.
     func waitForDispatch(containing text: String, timeout: Duration = .seconds(10)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !dispatched.contains(where: { $0.contains(text) }) {
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError(
-                    "no dispatch containing '\(text)' within \(timeout), saw \(dispatched):\n\(router.log)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        try await waitForDispatched("a dispatch containing '\(text)'", timeout: timeout) {
+            $0.contains { $0.contains(text) }
         }
     }
 
     /// Waits until the commands wrote `count` lines.
     func waitForDispatches(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+        try await waitForDispatched("\(count) dispatches", timeout: timeout) { $0.count >= count }
+    }
+
+    /// Polls the dispatched lines until `done` holds; the error names `what` and shows the lines and the log.
+    private func waitForDispatched(
+        _ what: String, timeout: Duration, until done: ([String]) -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
-        while dispatched.count < count {
+        while !done(dispatched) {
             guard ContinuousClock.now < deadline else {
-                throw HarnessError("expected \(count) dispatches, saw \(dispatched):\n\(router.log)")
+                throw HarnessError("expected \(what) within \(timeout), saw \(dispatched):\n\(router.log)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -69,9 +69,7 @@ struct OutboxWorkerLifecycleTests {
                     rule: "r"
                 )
             )
-            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
-                $0.state != "pending"
-            }
+            let record = try await WorkerHarness.waitUntilSettled(worker.outbox, eventID: eventID)
             #expect(record?.state == "failed")
             #expect(record?.lastStatus == 502)
             let error = try #require(record?.lastError)

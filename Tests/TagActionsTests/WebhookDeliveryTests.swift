@@ -114,9 +114,7 @@ struct WebhookDeliveryTests {
             try worker.enqueue(
                 WebhookRequest(url: "http://127.0.0.1:\(server.port)/hook?token=SECRET", eventID: eventID, rule: "r")
             )
-            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
-                $0.state != "pending"
-            }
+            let record = try await WorkerHarness.waitUntilSettled(worker.outbox, eventID: eventID)
             #expect(record?.state == "failed")
             #expect(record?.attempts == 1)
             #expect(record?.lastStatus == 400)
@@ -158,9 +156,7 @@ struct WebhookDeliveryTests {
                     rule: "r"
                 )
             )
-            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
-                $0.state != "pending"
-            }
+            let record = try await WorkerHarness.waitUntilSettled(worker.outbox, eventID: eventID)
             #expect(record?.state == "delivered")
             #expect(record?.attempts == 3)
         }
@@ -178,9 +174,7 @@ struct WebhookDeliveryTests {
         let eventID = EventID.make()
         try await WorkerHarness.run { worker, _ in
             try worker.enqueue(WebhookRequest(url: "http://127.0.0.1:\(server.port)/g", eventID: eventID, rule: "r"))
-            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
-                $0.state != "pending"
-            }
+            let record = try await WorkerHarness.waitUntilSettled(worker.outbox, eventID: eventID)
             #expect(record?.state == "delivered")
             #expect(record?.attempts == 2)
         }
@@ -200,9 +194,7 @@ struct WebhookDeliveryTests {
                     rule: "r"
                 )
             )
-            let record = try await WorkerHarness.waitForDelivery(worker.outbox, eventID: eventID) {
-                $0.state != "pending"
-            }
+            let record = try await WorkerHarness.waitUntilSettled(worker.outbox, eventID: eventID)
             #expect(record?.state == "failed")
             #expect(record?.lastStatus == 503)
             #expect(record?.lastError?.hasSuffix("; gave up after 2 attempts") == true)

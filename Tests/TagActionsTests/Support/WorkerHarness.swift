@@ -52,4 +52,9 @@ enum WorkerHarness {
         }
         return last
     }
+
+    /// Waits until the delivery of `eventID` is no longer pending (delivered or failed).
+    static func waitUntilSettled(_ outbox: Outbox, eventID: String) async throws -> DeliveryRecord? {
+        try await waitForDelivery(outbox, eventID: eventID) { $0.state != "pending" }
+    }
 }
