@@ -37,9 +37,11 @@ let package = Package(
             name: "fuzz-rules",
             dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
         ),
+        // The pattern compiler and matcher are compiled here from symbolic links to TagRules' own files, so that
+        // the target drives their internals directly instead of through a YAML rules file (fuzz-rules' job).
         .executableTarget(
             name: "fuzz-aasa",
-            dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
+            dependencies: ["FuzzSupport"]
         ),
         // RetryPolicy.swift (Foundation only) is compiled here from a symbolic link to TagActions' own file,
         // because building TagActions itself under the sanitizers pulls NIO, AsyncHTTPClient, GRDB and

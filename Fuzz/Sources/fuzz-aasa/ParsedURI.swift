@@ -1,0 +1,1 @@
+../../../Sources/TagRules/ParsedURI.swift

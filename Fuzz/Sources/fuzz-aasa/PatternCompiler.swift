@@ -1,0 +1,1 @@
+../../../Sources/TagRules/PatternCompiler.swift

@@ -1,0 +1,1 @@
+../../../Sources/TagRules/URIText.swift

@@ -1,0 +1,1 @@
+../../../Sources/TagRules/UTF8Scalar.swift
