@@ -64,7 +64,7 @@ final class FileParser {
         report(line: line, column: column, message, severity: .warning)
     }
 
-    /// Reports a problem at a character offset inside a scalar.
+    /// Reports a problem at an offset in Unicode scalars inside a YAML scalar (columns count Unicode scalars too).
     ///
     /// The offset becomes a column only on the scalar's first line: a block scalar (`|`, `>`) starts on the
     /// next line and a flow scalar may go on over several, so an offset that lands past the end of the first

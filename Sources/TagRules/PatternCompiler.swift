@@ -2,7 +2,7 @@ import Foundation
 
 /// Compiles pattern text into a ``Pattern``, reporting the first problem with its offset in the text.
 struct PatternCompiler {
-    /// A problem in pattern text, at a character offset from the start of the pattern.
+    /// A problem in pattern text, at an offset in Unicode scalars from the start of the pattern.
     struct Failure: Error, Equatable {
         var offset: Int
         var message: String
@@ -35,22 +35,24 @@ struct PatternCompiler {
             elements += normalize(literal).map { .byte($0) }
             literal = ""
         }
-        let characters = Array(text)
+        // Unicode scalars, not `Character`s: a wildcard or an escape followed by a combining mark (`?\u{301}`)
+        // would otherwise be one grapheme cluster, a literal; the matcher's `?` is one scalar too.
+        let scalars = Array(text.unicodeScalars)
         var index = 0
-        while index < characters.count {
-            let character = characters[index]
-            switch character {
+        while index < scalars.count {
+            let scalar = scalars[index]
+            switch scalar {
             case "\\":
-                guard index + 1 < characters.count else {
+                guard index + 1 < scalars.count else {
                     throw Failure(offset: index, message: "dangling '\\' at the end of pattern '\(text)'")
                 }
-                let next = characters[index + 1]
-                guard "*?$\\".contains(next) else {
+                let next = scalars[index + 1]
+                guard "*?$\\".unicodeScalars.contains(next) else {
                     throw Failure(
                         offset: index,
                         message: "unknown escape '\\\(next)' in pattern '\(text)' (only \\*, \\?, \\$ and \\\\ exist)")
                 }
-                literal.append(next)
+                literal.unicodeScalars.append(next)
                 index += 2
                 continue
             case "*":
@@ -59,17 +61,17 @@ struct PatternCompiler {
             case "?":
                 flush()
                 elements.append(.one)
-            case "$" where index + 1 < characters.count && characters[index + 1] == "(":
+            case "$" where index + 1 < scalars.count && scalars[index + 1] == "(":
                 flush()
-                guard let close = characters[(index + 2)...].firstIndex(of: ")") else {
+                guard let close = scalars[(index + 2)...].firstIndex(of: ")") else {
                     throw Failure(offset: index, message: "unterminated '$(' in pattern '\(text)'")
                 }
-                let name = String(characters[(index + 2)..<close])
+                let name = String(String.UnicodeScalarView(scalars[(index + 2)..<close]))
                 elements.append(try variable(name, offset: index))
                 index = close + 1
                 continue
             default:
-                literal.append(character)
+                literal.unicodeScalars.append(scalar)
             }
             index += 1
         }

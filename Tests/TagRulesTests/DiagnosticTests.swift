@@ -81,6 +81,20 @@ let catalogue: [DiagnosticCase] = [
     DiagnosticCase(
         name: "unknown escape", yaml: rule("    match:\n      domains: [e.com]\n      paths: ['/a\\b']\n    open: x\n"),
         expected: [#"f.yaml:6:18: error: unknown escape '\b' in pattern '/a\b' (only \*, \?, \$ and \\ exist)"#]),
+    // Offsets and escapes count Unicode scalars: a combining mark is a column of its own, and a backslash
+    // followed by one is an escape of the mark, not a literal grapheme cluster (fuzz-aasa, round 6).
+    DiagnosticCase(
+        name: "unknown escape after a combining mark",
+        yaml: rule("    match:\n      domains: [e.com]\n      paths: ['/e\u{301}\\b']\n    open: x\n"),
+        expected: [
+            "f.yaml:6:19: error: unknown escape '\\b' in pattern '/e\u{301}\\b' (only \\*, \\?, \\$ and \\\\ exist)"
+        ]),
+    DiagnosticCase(
+        name: "escaped combining mark",
+        yaml: rule("    match:\n      domains: [e.com]\n      paths: ['/a\\\u{301}']\n    open: x\n"),
+        expected: [
+            "f.yaml:6:18: error: unknown escape '\\\u{301}' in pattern '/a\\\u{301}' (only \\*, \\?, \\$ and \\\\ exist)"
+        ]),
     DiagnosticCase(
         name: "domain with a path", yaml: rule("    match: {domains: [e.com/a]}\n    open: x\n"),
         expected: ["f.yaml:4:23: error: domain 'e.com/a' must not contain a path, query or fragment (use 'components')"]

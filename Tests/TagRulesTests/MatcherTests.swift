@@ -167,6 +167,15 @@ let componentCases: [MatchCase] = [
     MatchCase(#"{domains: [e.com], components: [{'/': '/a\*'}]}"#, "https://e.com/ab", false),
     MatchCase(#"{domains: [e.com], components: [{'/': '/\$(digit)'}]}"#, "https://e.com/$(digit)", true),
     MatchCase(#"{domains: [e.com], components: [{'/': '/a\?'}]}"#, "https://e.com/a", false),
+    // A wildcard followed by a combining mark is still a wildcard: patterns are read by Unicode scalar.
+    MatchCase(
+        #"{domains: [e.com], components: [{'/': "/caf?\u0301", percentEncoded: false}]}"#, "https://e.com/cafe%CC%81",
+        true),
+    MatchCase(
+        #"{domains: [e.com], components: [{'/': "/a*\u0301", percentEncoded: false}]}"#, "https://e.com/abc%CC%81", true
+    ),
+    MatchCase(#"{domains: [e.com], components: [{'/': "/a*\u0301"}]}"#, "https://e.com/abc%CC%81", true),
+    MatchCase(#"{domains: [e.com], components: [{'/': "/a?\u0301"}]}"#, "https://e.com/abc%CC%81", false),
     // Legacy paths with NOT.
     MatchCase("{domains: [e.com], paths: ['NOT /a/secret/*', '/a/*']}", "https://e.com/a/secret/1", false),
     MatchCase("{domains: [e.com], paths: ['NOT /a/secret/*', '/a/*']}", "https://e.com/a/1", true),

@@ -12,7 +12,8 @@ import FuzzSupport
 // - a pattern either compiles or is refused with a message and an offset inside the pattern;
 // - a compiled pattern matches in bounded time (libFuzzer's -timeout catches exponential backtracking);
 // - `*` before a pattern that matches a path still matches it;
-// - a pattern that is the URI's own path, escaped, matches it (in both case modes, percent-encoded);
+// - a pattern that is the URI's own path, escaped, matches it: as written, and percent-decoded when that is valid
+//   UTF-8, with and without case folding;
 // - an object of `*` everywhere matches every URI of RFC 3986 unreserved and sub-delimiter characters.
 @_cdecl("fuzz_aasa_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
@@ -59,16 +60,24 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         check(false, "'\(path)' matches the path of \(uriText) but '*\(path)' does not")
     }
 
-    // The path as written, escaped, matches itself whether case folds or not.
-    let literal = escaped(uri.path.isEmpty ? "/" : uri.text(uri.path))
-    for caseSensitive in [true, false] {
-        let verbatim = MatchSubject.Mode(percentEncoded: true, caseSensitive: caseSensitive)
-        let own = PatternCompiler(variables: [:], foldsCase: !caseSensitive, percentEncoded: true)
-        do {
-            let pattern = try own.compile(literal)
-            check(subject.matches(pattern, .path, verbatim), "'\(literal)' does not match the path of \(uriText)")
-        } catch {
-            check(false, "escaped literal '\(literal)' refused: \(error.message)")
+    // The path, escaped, matches itself: as written, and percent-decoded when that is UTF-8; case folded or not.
+    let written = uri.path.isEmpty ? "/" : uri.text(uri.path)
+    let decoded = String(validating: URIText.percentDecoded(written.utf8), as: UTF8.self)
+    for percentEncoded in [true, false] {
+        guard let own = percentEncoded ? written : decoded else { continue }
+        let literal = escaped(own)
+        for caseSensitive in [true, false] {
+            let literalMode = MatchSubject.Mode(percentEncoded: percentEncoded, caseSensitive: caseSensitive)
+            let literalCompiler = PatternCompiler(
+                variables: [:], foldsCase: !caseSensitive, percentEncoded: percentEncoded)
+            do {
+                let pattern = try literalCompiler.compile(literal)
+                check(
+                    subject.matches(pattern, .path, literalMode),
+                    "'\(literal)' does not match the path of \(uriText) in \(literalMode)")
+            } catch {
+                check(false, "escaped path '\(literal)' refused: \(error.message)")
+            }
         }
     }
     return 0
@@ -94,11 +103,11 @@ func compiled(_ text: String, _ compiler: PatternCompiler) -> Pattern? {
     do {
         return try compiler.compile(text)
     } catch {
-        let characters = text.count
+        let scalars = text.unicodeScalars.count
         check(!error.message.isEmpty, "a refusal without a message for '\(text)'")
         check(
-            error.offset >= 0 && error.offset < characters,
-            "offset \(error.offset) outside pattern '\(text)' of \(characters) characters")
+            error.offset >= 0 && error.offset < scalars,
+            "offset \(error.offset) outside pattern '\(text)' of \(scalars) Unicode scalars")
         return nil
     }
 }
