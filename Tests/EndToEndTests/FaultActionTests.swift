@@ -126,7 +126,7 @@ import VirtualTag
             for number in 0..<5 { try await tap(number, router: harness.router) }
             harness.router.kill()
             let second = try harness.startAnotherRouter(logName: "router-after-kill.log")
-            try await second.waitForLog(" info reader.added ", count: 2)
+            try await second.waitForLog(RouterHarness.readerAdded, count: 2)
             for number in 5..<10 { try await tap(number, router: second) }
             #expect(ContinuousClock.now - start < .seconds(30), "the taps took past the receiver's down time")
 
@@ -156,6 +156,7 @@ import VirtualTag
             let taps = try #require(report["taps"] as? [[String: Any]])
             #expect(deliveries.count == 10)
             #expect(Set(deliveries.compactMap { $0["eventId"] as? String }).count == 10)
+            #expect(taps.count == uris.count)
             #expect(Set(taps.compactMap { $0["uri"] as? String }) == Set(uris))
             #expect(second.isRunning)
             try await second.terminate()

@@ -38,7 +38,7 @@ func faultUID(_ series: Int, _ number: Int) -> [UInt8] {
             try await Task.sleep(for: .milliseconds(500))
             #expect(harness.dispatched == expected)
             #expect(harness.router.lines(containing: "pcscd is back").count == 20)
-            #expect(harness.router.lines(containing: " info reader.added ").count == 42)
+            #expect(harness.router.lines(containing: RouterHarness.readerAdded).count == 42)
         }
     }
 
@@ -60,10 +60,11 @@ func faultUID(_ series: Int, _ number: Int) -> [UInt8] {
                 try await harness.router.waitForLog(" info reader.removed ", count: 2 * cycle, timeout: .seconds(20))
                 try await harness.router.waitForLog("waiting for a reader", count: cycle, timeout: .seconds(20))
                 try await harness.router.waitForLog("pcscd is back", count: 2 * cycle - 1, timeout: .seconds(20))
-                #expect(harness.router.lines(containing: " info reader.added ").count == 2 * cycle)
+                #expect(harness.router.lines(containing: RouterHarness.readerAdded).count == 2 * cycle)
 
                 try await harness.pcscd.restart(readers: true)
-                try await harness.router.waitForLog(" info reader.added ", count: 2 * cycle + 2, timeout: .seconds(20))
+                try await harness.router.waitForLog(
+                    RouterHarness.readerAdded, count: 2 * cycle + 2, timeout: .seconds(20))
                 for slot in 0...1 {
                     let uri = "https://example.com/back/\(cycle)/\(slot)"
                     let tag = try harness.present(uri: uri, slot: slot, uid: faultUID(4 + slot, cycle))

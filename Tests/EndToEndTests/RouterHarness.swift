@@ -15,6 +15,10 @@ struct RouterHarness {
     let routerEnvironment: [String: String]
     let logger = Logger(label: "test")
 
+    /// What the router's own "reader added" line holds in the text log format; the watcher's debug line
+    /// `pcsc.reader.added` does not match it.
+    static let readerAdded = " info reader.added "
+
     var rulesDirectory: String { directory + "/rules" }
     var outputPath: String { directory + "/dispatched.txt" }
 
@@ -42,9 +46,7 @@ struct RouterHarness {
                 routerEnvironment: routerEnvironment)
             if waitForReaders {
                 try await router.waitForLog("watching 2 readers")
-                // The router's own line, not the watcher's debug `pcsc.reader.added`, in either log format.
-                let readerAdded =
-                    arguments.contains("json") ? #""message":"reader.added""# : " info reader.added "
+                let readerAdded = arguments.contains("json") ? #""message":"reader.added""# : Self.readerAdded
                 try await router.waitForLog(readerAdded, count: 2)
             }
             do {

@@ -99,7 +99,7 @@ import VirtualTag
         try await RouterHarness.with(rules: Self.exampleRules) { harness in
             try await harness.pcscd.restart()
             try await harness.router.waitForLog("pcscd is back", timeout: .seconds(20))
-            try await harness.router.waitForLog(" info reader.added ", count: 4)
+            try await harness.router.waitForLog(RouterHarness.readerAdded, count: 4)
             let tap = try harness.present(uri: "https://example.com/after-restart")
             try await harness.waitForDispatches(1)
             await tap.remove()
