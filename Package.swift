@@ -129,7 +129,10 @@ let package = Package(
         .testTarget(
             name: "TagRouterCoreTests",
             dependencies: [
-                "TagRouterCore", .product(name: "Prometheus", package: "swift-prometheus"),
+                "TagRouterCore", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ],

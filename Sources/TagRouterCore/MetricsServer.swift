@@ -49,17 +49,21 @@ public struct MetricsServer: Service, CustomStringConvertible {
         onBound(server.channel.localAddress?.port ?? port)
         logger.info(
             "metrics.listening", metadata: ["metrics.address": "\(host):\(server.channel.localAddress?.port ?? port)"])
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        // A client that connects and never asks must not hold up shutdown.
-                        group.addTask { await cancelWhenGracefulShutdown { await answer(connection) } }
+        do {
+            try await withGracefulShutdownHandler {
+                try await withThrowingDiscardingTaskGroup { group in
+                    try await server.executeThenClose { connections in
+                        for try await connection in connections {
+                            // A client that connects and never asks must not hold up shutdown.
+                            group.addTask { await cancelWhenGracefulShutdown { await answer(connection) } }
+                        }
                     }
                 }
+            } onGracefulShutdown: {
+                server.channel.close(promise: nil)
             }
-        } onGracefulShutdown: {
-            server.channel.close(promise: nil)
+        } catch is CancellationError {
+            // Cancelled when the group's graceful-shutdown budget ran out: the socket is closed; not a failure.
         }
     }
 

@@ -32,7 +32,8 @@ public struct OutboxGauge: Service, CustomStringConvertible {
                 logger.warning("outbox.count_failed", metadata: ["error": "\(error)"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            try Task.checkCancellation()
+            // Cancelled when the group's graceful-shutdown budget ran out: end quietly, it is not a failure.
+            if Task.isCancelled { return }
         }
     }
 

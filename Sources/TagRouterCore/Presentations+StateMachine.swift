@@ -41,10 +41,22 @@ extension Presentations {
         current[reader] = nil
     }
 
+    /// A reader appeared.
+    /// - Parameter reader: the reader name.
+    /// - Returns: how many readers are present now.
+    public mutating func readerAdded(reader: String) -> Int {
+        readers.insert(reader)
+        return readers.count
+    }
+
     /// A reader disappeared (unplugged, or pcscd lost); its presentation ends.
     /// - Parameter reader: the reader name.
-    public mutating func readerRemoved(reader: String) {
+    /// - Returns: how many readers are present now.
+    @discardableResult
+    public mutating func readerRemoved(reader: String) -> Int {
+        readers.remove(reader)
         current[reader] = nil
+        return readers.count
     }
 
     /// A tag of presentation `serial` was read and matched a rule: decide whether to dispatch.

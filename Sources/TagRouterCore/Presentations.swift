@@ -1,4 +1,5 @@
-/// The presentation and cooldown bookkeeping of every reader (RULES.md, "Presentations and cooldown").
+/// The readers present, and the presentation and cooldown bookkeeping of each (RULES.md, "Presentations and
+/// cooldown"): the one owner of reader state in the router.
 ///
 /// A value type with no I/O: the router feeds it reader events and tag identities and does what the returned
 /// actions say. See `Presentations+StateMachine.swift` for the events.
@@ -19,6 +20,8 @@ public struct Presentations: Sendable {
         var identity: TagIdentity
     }
 
+    /// The readers being watched.
+    public internal(set) var readers: Set<String> = []
     /// The presentation in progress per reader.
     var current: [String: Current] = [:]
     /// The time of the last dispatch per (reader, tag), pruned once older than the longest cooldown seen.

@@ -1,81 +1,99 @@
 import CoreMetrics
+import Foundation
 public import Logging
 public import PCSC
 public import ServiceLifecycle
 import Synchronization
+import TagActions
+import TagRules
 
-/// The router: watches the readers and turns each presentation into a read, a match and a dispatch.
+/// The router: turns reader events into taps and each tap into a read, a decision and a dispatch.
 ///
-/// A `Service`: it runs until graceful shutdown, then stops watching, lets taps in progress finish for up to
-/// ``Configuration/gracePeriod`` and cancels what is left (commands are then killed; webhooks already queued
-/// stay in the outbox).
-public final class Router: Service, Sendable {
+/// A tap's path: ``handle(_:)`` consults ``Presentations`` (the one owner of reader, presentation and cooldown
+/// state) and starts a tap; ``TapPipeline`` reads, decodes and matches and returns what it found; the router
+/// asks ``Presentations`` whether to dispatch; ``Dispatcher`` carries out the actions; ``TapReporter`` logs,
+/// counts and records the ``TapOutcome``.
+///
+/// A `Service`: it runs until graceful shutdown, then stops watching and lets taps in progress finish. The
+/// `ServiceGroup`'s graceful-shutdown budget bounds that wait: past it the group cancels the router, which
+/// cancels the taps (their commands are killed; webhooks already queued stay in the outbox).
+///
+/// The seams are protocols and values so the whole router runs in unit tests: `Events` is any sequence of
+/// reader events (``ReaderWatcher`` in production), ``CardReader`` reads tags, ``ActionPerforming`` carries
+/// out actions and ``TapHistory`` records taps.
+public final class Router<Events: AsyncSequence & Sendable>: Service, Sendable
+where Events.Element == ReaderEvent, Events.Failure == Never {
     /// How the router behaves.
     public struct Configuration: Sendable {
         /// Only readers for which this returns `true` are used (`--reader`).
         public var acceptsReader: @Sendable (String) -> Bool
-        /// How long taps in progress may take to finish at shutdown.
-        public var gracePeriod: Duration
+        /// The clock cooldown is measured with.
+        public var now: @Sendable () -> ContinuousClock.Instant
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - acceptsReader: the reader filter; every reader by default.
-        ///   - gracePeriod: the shutdown grace period; 3 s by default, so the whole exit stays under 5 s.
+        ///   - now: the clock; the continuous clock by default (tests pass their own).
         public init(
-            acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true }, gracePeriod: Duration = .seconds(3)
+            acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true },
+            now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
         ) {
             self.acceptsReader = acceptsReader
-            self.gracePeriod = gracePeriod
+            self.now = now
         }
     }
 
     let configuration: Configuration
-    let watcher: ReaderWatcher
+    let events: Events
+    let cardReader: any CardReader
     let pipeline: TapPipeline
+    let dispatcher: Dispatcher
+    let reporter: TapReporter
+    let metrics: RouterMetrics
     let logger: Logger
     let presentations = Mutex(Presentations())
-    let readers = Mutex(Set<String>())
-    let inFlight = Mutex(0)
 
     /// Creates the router.
     /// - Parameters:
-    ///   - configuration: the reader filter and grace period.
-    ///   - watcher: the reader watcher.
-    ///   - pipeline: what happens to each tap.
+    ///   - configuration: the reader filter and the clock.
+    ///   - events: the reader events, such as a ``ReaderWatcher``.
+    ///   - cardReader: reads the tag on a reader.
+    ///   - rules: the rules in force.
+    ///   - dispatch: carry actions out through an ``ActionPerforming``, or only log them (dry run).
+    ///   - history: where taps are recorded for `tagrouter history`; `nil` records nothing.
+    ///   - metrics: the router metrics.
     ///   - logger: where the router logs.
-    public init(configuration: Configuration, watcher: ReaderWatcher, pipeline: TapPipeline, logger: Logger) {
+    public init(
+        configuration: Configuration, events: Events, cardReader: any CardReader, rules: RuleStore,
+        dispatch: Dispatcher.Mode, history: (any TapHistory)?, metrics: RouterMetrics, logger: Logger
+    ) {
         self.configuration = configuration
-        self.watcher = watcher
-        self.pipeline = pipeline
+        self.events = events
+        self.cardReader = cardReader
+        self.pipeline = TapPipeline(cardReader: cardReader, rules: rules)
+        self.dispatcher = Dispatcher(mode: dispatch, logger: logger)
+        self.reporter = TapReporter(metrics: metrics, history: history, logger: logger)
+        self.metrics = metrics
         self.logger = logger
     }
 
     /// Watches and dispatches until graceful shutdown or cancellation.
     public func run() async {
         await withDiscardingTaskGroup { group in
-            for await event in watcher.cancelOnGracefulShutdown() {
+            for await event in events.cancelOnGracefulShutdown() {
                 if case .serviceLost = event {
-                    await pipeline.readContext.reset()
+                    await cardReader.reset()
                 }
                 if let tap = handle(event) {
-                    inFlight.withLock { $0 += 1 }
-                    group.addTask {
-                        await self.pipeline.tap(tap, presentations: self.presentations)
-                        self.inFlight.withLock { $0 -= 1 }
-                    }
+                    group.addTask { self.reporter.report(await self.process(tap)) }
                 }
             }
-            logger.info("router.stopping", metadata: ["taps.in_flight": "\(inFlight.withLock { $0 })"])
-            let deadline = ContinuousClock.now + configuration.gracePeriod
-            while inFlight.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            group.cancelAll()
+            logger.info("router.stopping")
         }
-        await pipeline.readContext.reset()
+        await cardReader.reset()
     }
 
-    /// Updates the presentation state for one watcher event; returns a tap to read when it starts one.
+    /// Updates the reader and presentation state for one event; returns a tap to read when it starts one.
     func handle(_ event: ReaderEvent) -> Tap? {
         switch event {
         case .readerAdded(let name):
@@ -83,18 +101,13 @@ public final class Router: Service, Sendable {
                 logger.debug("reader.skipped", metadata: ["reader.name": "\(name)"])
                 return nil
             }
-            let count = readers.withLock {
-                $0.insert(name); return $0.count
-            }
-            pipeline.metrics.readersPresent.record(count)
+            let count = presentations.withLock { $0.readerAdded(reader: name) }
+            metrics.readersPresent.record(count)
             logger.info("reader.added", metadata: ["reader.name": "\(name)"])
         case .readerRemoved(let name):
             guard configuration.acceptsReader(name) else { return nil }
-            let count = readers.withLock {
-                $0.remove(name); return $0.count
-            }
-            pipeline.metrics.readersPresent.record(count)
-            presentations.withLock { $0.readerRemoved(reader: name) }
+            let count = presentations.withLock { $0.readerRemoved(reader: name) }
+            metrics.readersPresent.record(count)
             logger.info("reader.removed", metadata: ["reader.name": "\(name)"])
             if count == 0 { logger.info("waiting for a reader…") }
         case .cardPresented(let reader, let atr, let eventCount):
@@ -112,6 +125,37 @@ public final class Router: Service, Sendable {
             logger.info("pcscd is back")
         }
         return nil
+    }
+
+    /// Reads one tap, decides and dispatches: the tap's whole path after the reader event.
+    /// - Parameter tap: the presentation.
+    /// - Returns: how it ended.
+    func process(_ tap: Tap) async -> TapOutcome {
+        let tag: ReadTag
+        switch await pipeline.read(tap) {
+        case .failed(let failure): return .readFailed(reader: tap.reader, failure)
+        case .invalidNDEF(let summary, let failure): return .invalidNDEF(summary, failure)
+        case .read(let read): tag = read
+        }
+        guard let first = tag.matches.first else { return .ignored(tag.tag) }
+        let rules = tag.matches.map(\.rule.name)
+        let decision = presentations.withLock {
+            $0.tagIdentified(
+                reader: tap.reader, serial: tap.serial, identity: tag.identity, cooldown: first.rule.cooldown,
+                now: configuration.now())
+        }
+        switch decision {
+        case .ignore: return .superseded(tag.tag, rules: rules)
+        case .suppressInCooldown(let since): return .suppressed(tag.tag, rules: rules, since: since)
+        case .dispatch: break
+        }
+        let time = Date()
+        let eventID = EventID.make(at: time)
+        let latency = ContinuousClock.now - tap.received
+        let rulesDispatched = await dispatcher.dispatch(tag, eventID: eventID, time: time)
+        return .dispatched(
+            tag.tag,
+            Dispatch(eventID: eventID, time: time, rules: rulesDispatched, latency: latency, readTime: tag.readTime))
     }
 }
 

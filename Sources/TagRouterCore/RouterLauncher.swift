@@ -67,26 +67,28 @@ public enum RouterLauncher {
         if opener == nil, ruleSet.rules.contains(where: { $0.actions.contains(where: \.isOpen) }) {
             logger.warning("no URL opener (xdg-open) on PATH: open actions will fail; install xdg-utils")
         }
-        let dispatcher = Dispatcher(
-            runner: CommandRunner(concurrency: settings.concurrency, logger: logger), opener: opener, outbox: worker,
-            isDryRun: settings.isDryRun, logger: logger)
-        let pipeline = TapPipeline(
-            readContext: ReadContext(logger: logger), rules: store, dispatcher: dispatcher, history: outbox,
-            metrics: metrics, logger: logger)
+        let runner = CommandRunner(concurrency: settings.concurrency, logger: logger)
         let router = Router(
-            configuration: .init(acceptsReader: settings.acceptsReader, gracePeriod: settings.gracePeriod),
-            watcher: ReaderWatcher(logger: logger), pipeline: pipeline, logger: logger)
-        services.insert(router, at: 0)
+            configuration: .init(acceptsReader: settings.acceptsReader), events: ReaderWatcher(logger: logger),
+            cardReader: PCSCCardReader(logger: logger), rules: store,
+            dispatch: worker.map {
+                .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, logger: logger))
+            }
+                ?? .dryRun,
+            history: outbox, metrics: metrics, logger: logger)
         services.append(RulesReloader(store: store, logger: logger))
         if let address = settings.metricsAddress {
             services.append(MetricsServer(host: address.host, port: address.port, registry: registry, logger: logger))
         }
+        // Graceful shutdown goes through the services in reverse order: the router, last here, stops watching
+        // first and lets taps in progress finish within the group's budget; then the others stop.
+        services.append(router)
 
         await announce(ruleCount: ruleSet.rules.count, settings: settings, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+        var configuration = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = settings.gracePeriod
+        let group = ServiceGroup(configuration: configuration)
         try await group.run()
         logger.info("stopped")
         return .stopped

@@ -1,6 +1,7 @@
 public import CoreMetrics
+import TagActions
 
-/// The router's metrics (README, "Metrics"), created from one factory so tests can read them from their own
+/// The router's metrics (docs/operations.md, "Metrics"), created from one factory so tests can read them from their own
 /// registry without touching the global `MetricsSystem`.
 public struct RouterMetrics: Sendable {
     let factory: any MetricsFactory
@@ -33,17 +34,25 @@ public struct RouterMetrics: Sendable {
             label: "tagrouter_tap_to_dispatch_seconds", preferredDisplayUnit: .seconds, factory: factory)
     }
 
-    /// Counts a failed read, by kind (`tag_removed`, `malformed`, `ndef`, `connect`, …).
+    /// Counts a failed read by its kind.
     /// - Parameter kind: the kind of failure.
-    func readError(kind: String) {
-        Counter(label: "tagrouter_read_errors_total", dimensions: [("kind", kind)], factory: factory).increment()
+    func readError(_ kind: ReadFailure.Kind) {
+        Counter(label: "tagrouter_read_errors_total", dimensions: [("kind", kind.rawValue)], factory: factory)
+            .increment()
     }
 
-    /// Counts an action by kind (`run`, `open`, `webhook`) and outcome (`ok`, `failed`, `dropped`, `queued`, `dry_run`).
-    /// - Parameters:
-    ///   - kind: the action kind.
-    ///   - outcome: what came of it.
-    func action(kind: String, outcome: String) {
+    /// Counts an action by kind and outcome (``ActionOutcome/Label``).
+    /// - Parameter outcome: what came of the action.
+    func action(_ outcome: ActionOutcome) {
+        action(kind: outcome.kind.rawValue, outcome: outcome.label.rawValue)
+    }
+
+    /// Counts a rule whose templates failed to render: kind `render`, outcome `failed`.
+    func renderFailed() {
+        action(kind: "render", outcome: ActionOutcome.Label.failed.rawValue)
+    }
+
+    private func action(kind: String, outcome: String) {
         Counter(
             label: "tagrouter_actions_total", dimensions: [("kind", kind), ("outcome", outcome)], factory: factory
         ).increment()

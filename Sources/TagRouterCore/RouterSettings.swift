@@ -12,7 +12,8 @@ public struct RouterSettings: Sendable {
     public var metricsAddress: (host: String, port: Int)?
     /// How many commands may run at once.
     public var concurrency: Int
-    /// How long taps in progress may take to finish at shutdown.
+    /// The graceful-shutdown budget of the whole service group: taps in progress, the outbox worker and the
+    /// other services may take this long to stop before they are cancelled (commands are then killed).
     public var gracePeriod: Duration
 
     /// Creates settings.
@@ -23,7 +24,7 @@ public struct RouterSettings: Sendable {
     ///   - isDryRun: dry-run mode.
     ///   - metricsAddress: the metrics address, if any.
     ///   - concurrency: the command concurrency (RULES.md default: 4).
-    ///   - gracePeriod: the shutdown grace period.
+    ///   - gracePeriod: the graceful-shutdown budget; 3 s by default, so the whole exit stays under 5 s.
     public init(
         rulesSources: [String],
         stateDirectory: String,

@@ -27,10 +27,11 @@ public struct RulesReloader: Service, CustomStringConvertible {
         self.logger = logger
     }
 
-    /// Watches for SIGHUP and file changes until graceful shutdown or cancellation.
-    public func run() async throws {
+    /// Watches for SIGHUP and file changes until graceful shutdown or cancellation (which is not a failure: the
+    /// group cancels what is left when its graceful-shutdown budget runs out).
+    public func run() async {
         let signals = await UnixSignalsSequence(trapping: .sighup)
-        try await withThrowingDiscardingTaskGroup { group in
+        await withDiscardingTaskGroup { group in
             group.addTask {
                 for await _ in signals.cancelOnGracefulShutdown() {
                     logger.info("rules.reload_requested", metadata: ["reason": "SIGHUP"])
@@ -38,20 +39,20 @@ public struct RulesReloader: Service, CustomStringConvertible {
                 }
             }
             group.addTask {
-                try await pollFiles()
+                await pollFiles()
             }
         }
     }
 
-    private func pollFiles() async throws {
+    private func pollFiles() async {
         var seen = Self.fingerprint(of: store.sources)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try await Task.sleep(for: pollInterval)
+            guard (try? await Task.sleep(for: pollInterval)) != nil else { return }
             var now = Self.fingerprint(of: store.sources)
             guard now != seen else { continue }
             // Wait until the files stop changing, then reload once.
             while true {
-                try await Task.sleep(for: debounce)
+                guard (try? await Task.sleep(for: debounce)) != nil else { return }
                 let settled = Self.fingerprint(of: store.sources)
                 if settled == now { break }
                 now = settled

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Prometheus
 import Synchronization
+import TagActions
 import Testing
 
 @testable import TagRouterCore
@@ -22,7 +23,7 @@ private func fetch(_ url: String) async throws -> (Int, String) {
     let metrics = RouterMetrics(factory: PrometheusMetricsFactory(registry: registry))
     metrics.taps.increment(by: 3)
     metrics.readersPresent.record(2)
-    metrics.action(kind: "run", outcome: "ok")
+    metrics.action(ActionOutcome(kind: .run, result: .finished(.exited(0), timedOut: false)))
     let bound = Mutex<Int?>(nil)
     let server = MetricsServer(
         host: "127.0.0.1", port: 0, registry: registry, logger: Logger(label: "test"),

@@ -3,9 +3,9 @@ public import NFCTag
 import PCSC
 import Synchronization
 
-/// The pcsc-lite context taps are read through: established on first use, dropped when pcscd goes away so the
-/// next tap establishes a fresh one.
-public final class ReadContext: Sendable {
+/// Reads taps through pcscd: the pcsc-lite context is established on first use and dropped when pcscd goes
+/// away, so the next tap establishes a fresh one.
+public final class PCSCCardReader: CardReader {
     let logger: Logger
     private let context = Mutex<PCSCContext?>(nil)
 
@@ -31,7 +31,7 @@ public final class ReadContext: Sendable {
         }
     }
 
-    /// Forgets the context (pcscd was lost): the next read establishes a new one.
+    /// Forgets the context (pcscd was lost, or the router stops): the next read establishes a new one.
     public func reset() async {
         if let old = context.withLock({ value -> PCSCContext? in
             defer { value = nil }

@@ -1,0 +1,21 @@
+public import TagRules
+
+extension RenderedAction {
+    /// The action's kind.
+    public var kind: ActionKind {
+        switch self {
+        case .run: .run
+        case .open: .open
+        case .webhook: .webhook
+        }
+    }
+
+    /// What the action would do, for a dry run's log line: `run ["notify-send", "hi"]`, `POST https://…`.
+    public var summary: String {
+        switch self {
+        case .run(let argv, _, _, _): "run \(argv)"
+        case .open(let uri): "open \(uri)"
+        case .webhook(let webhook): "\(webhook.method) \(webhook.url)"
+        }
+    }
+}

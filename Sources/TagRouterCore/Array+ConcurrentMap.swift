@@ -1,0 +1,17 @@
+extension Array where Element: Sendable {
+    /// Transforms every element in a task of its own, all at once, and returns the results in the array's order.
+    /// - Parameter transform: the transformation.
+    /// - Returns: the transformed elements, in order.
+    func concurrentMap<Result: Sendable>(
+        _ transform: @escaping @Sendable (Element) async -> Result
+    ) async -> [Result] {
+        await withTaskGroup(of: (Int, Result).self) { group in
+            for (index, element) in enumerated() {
+                group.addTask { (index, await transform(element)) }
+            }
+            var results = [Result?](repeating: nil, count: count)
+            for await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import CoreMetrics
+import Foundation
+public import Logging
+import TagActions
+
+/// Turns a ``TapOutcome`` into the tap's log line, its metrics and its history row: the one place each is
+/// derived, so the three always agree (docs/operations.md, "Logs" and "Metrics").
+public struct TapReporter: Sendable {
+    let metrics: RouterMetrics
+    let history: (any TapHistory)?
+    let logger: Logger
+
+    /// Creates a reporter.
+    /// - Parameters:
+    ///   - metrics: the router metrics.
+    ///   - history: where taps are recorded; `nil` records nothing (dry run).
+    ///   - logger: where taps are logged.
+    public init(metrics: RouterMetrics, history: (any TapHistory)?, logger: Logger) {
+        self.metrics = metrics
+        self.history = history
+        self.logger = logger
+    }
+
+    /// Logs, counts and records one tap.
+    /// - Parameter outcome: how the tap ended.
+    public func report(_ outcome: TapOutcome) {
+        metrics.taps.increment()
+        var logger = self.logger
+        switch outcome {
+        case .readFailed(let reader, let failure):
+            logger[metadataKey: "reader.name"] = "\(reader)"
+            metrics.readError(failure.kind)
+            logger.warning(
+                "tap.read_failed", metadata: ["error": "\(failure.message)", "error.kind": "\(failure.kind.rawValue)"])
+            record(TapRecord(time: Date(), reader: reader, outcome: .failed, detail: failure.message))
+        case .invalidNDEF(let tag, let failure):
+            tag.annotate(&logger)
+            metrics.readError(failure.kind)
+            logger.warning(
+                "tap.invalid_ndef: the tag's NDEF message is invalid", metadata: ["error": "\(failure.message)"])
+            record(TapRecord(time: Date(), reader: tag.reader, uid: tag.uid, outcome: .failed, detail: failure.message))
+        case .ignored(let tag):
+            tag.annotate(&logger)
+            metrics.ignored.increment()
+            logger.debug("tap.ignored: no rule matches")
+            record(TapRecord(time: Date(), reader: tag.reader, uid: tag.uid, uri: tag.uri, outcome: .ignored))
+        case .suppressed(let tag, let rules, let since):
+            tag.annotate(&logger, rules: rules)
+            metrics.suppressed.increment()
+            logger.debug("tap.suppressed: in cooldown", metadata: ["cooldown.since": "\(since)"])
+            record(
+                TapRecord(
+                    time: Date(), reader: tag.reader, uid: tag.uid, uri: tag.uri, rule: rules.first,
+                    outcome: .suppressed))
+        case .superseded(let tag, let rules):
+            tag.annotate(&logger, rules: rules)
+            logger.debug("tap.superseded: the presentation ended or was already dispatched")
+        case .dispatched(let tag, let dispatch):
+            report(dispatch, of: tag, logger: &logger)
+        }
+    }
+
+    private func report(_ dispatch: Dispatch, of tag: TagSummary, logger: inout Logger) {
+        let rules = dispatch.rules.map(\.rule)
+        tag.annotate(&logger, rules: rules)
+        metrics.matched.increment()
+        metrics.tapToDispatch.recordNanoseconds(dispatch.latency.nanoseconds)
+        for rule in dispatch.rules {
+            switch rule.result {
+            case .performed(let outcomes): outcomes.forEach(metrics.action)
+            case .renderFailed: metrics.renderFailed()
+            }
+        }
+        let summary = dispatch.rules.flatMap(\.summaries).joined(separator: "; ")
+        logger.log(
+            level: dispatch.hasFailure ? .warning : .info, "tap",
+            metadata: [
+                "event.id": "\(dispatch.eventID)", "action.outcome": "\(summary)",
+                "latency_ms": "\(dispatch.latency.millisecondsText)",
+                "read_ms": "\(dispatch.readTime.millisecondsText)",
+            ])
+        record(
+            TapRecord(
+                time: dispatch.time, reader: tag.reader, uid: tag.uid, uri: tag.uri,
+                rule: rules.joined(separator: ","), outcome: Self.historyOutcome(of: dispatch), detail: summary,
+                eventID: dispatch.eventID))
+    }
+
+    /// `failed` when an action failed or a rule did not render, else `dropped` when an action was dropped, else
+    /// `matched`.
+    static func historyOutcome(of dispatch: Dispatch) -> TapRecord.Outcome {
+        var isDropped = false
+        for rule in dispatch.rules {
+            switch rule.result {
+            case .renderFailed: return .failed
+            case .performed(let outcomes):
+                if outcomes.contains(where: { $0.label == .failed }) { return .failed }
+                isDropped = isDropped || outcomes.contains { $0.label == .dropped }
+            }
+        }
+        return isDropped ? .dropped : .matched
+    }
+
+    private func record(_ tap: TapRecord) {
+        guard let history else { return }
+        do {
+            try history.recordTap(tap)
+        } catch {
+            logger.error("history.write_failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension TagSummary {
+    /// Adds the tag's metadata (`reader.name`, `tag.uid`, `tag.tech`, `ndef.uri`, `rule.name`) to a logger.
+    fileprivate func annotate(_ logger: inout Logger, rules: [String] = []) {
+        logger[metadataKey: "reader.name"] = "\(reader)"
+        logger[metadataKey: "tag.uid"] = uid.map { "\($0)" }
+        logger[metadataKey: "tag.tech"] = tech.map { "\($0)" }
+        logger[metadataKey: "ndef.uri"] = uri.map { "\($0)" }
+        if !rules.isEmpty { logger[metadataKey: "rule.name"] = "\(rules.joined(separator: ","))" }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+
+    /// The duration in milliseconds with three decimals: `1.234`.
+    var millisecondsText: String {
+        let micros = nanoseconds / 1000
+        return "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())"
+    }
+}
