@@ -1,5 +1,4 @@
 import Foundation
-import TagRules
 
 /// What `tagrouter history` prints: recent taps and webhook deliveries, newest first.
 public struct HistoryReport: Sendable, Hashable, Encodable {

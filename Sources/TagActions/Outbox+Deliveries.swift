@@ -1,7 +1,6 @@
 public import Foundation
 import GRDB
 import Synchronization
-import TagRules
 
 /// A pending delivery as the worker needs it for one attempt.
 struct PendingDelivery: Sendable, Hashable {

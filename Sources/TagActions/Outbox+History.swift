@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Synchronization
-import TagRules
 
 extension Outbox {
     /// Records a tap for `tagrouter history` (the router calls this once per presentation).

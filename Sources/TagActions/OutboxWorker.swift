@@ -4,7 +4,6 @@ public import Logging
 import NIOCore
 public import ServiceLifecycle
 import Synchronization
-import TagRules
 
 /// Delivers the outbox's webhooks: a `Service` whose ``run()`` keeps several requests in flight over keep-alive
 /// connections, records every outcome in the state database (in batches), and retries per its ``RetryPolicy``.

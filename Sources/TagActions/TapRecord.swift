@@ -1,5 +1,4 @@
 public import Foundation
-import TagRules
 
 /// One tap in the history: which tag, on which reader, what rule matched and what came of it.
 public struct TapRecord: Sendable, Hashable, Encodable {

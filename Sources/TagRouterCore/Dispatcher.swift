@@ -46,7 +46,7 @@ public struct Dispatcher: Sendable {
     private func dispatch(_ rule: Rule, event: TagEvent, document: EventDocument, time: Date) async -> RuleDispatch {
         let actions: [RenderedAction]
         do {
-            actions = try rule.render(event: event, eventID: document.id, time: time, masksSecrets: isDryRun)
+            actions = try rule.render(event: event, eventID: document.id, time: document.time, masksSecrets: isDryRun)
         } catch {
             logger.error("action.render_failed", metadata: ["rule.name": "\(rule.name)", "error": "\(error)"])
             return RuleDispatch(rule: rule.name, result: .renderFailed("\(error)"))

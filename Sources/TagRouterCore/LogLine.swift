@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
 import Synchronization
-import TagRules
+import TagActions
 
 /// Writes log lines to standard error: `text` (one readable line) or `json` (one JSON object per line, for
 /// journald, Loki and friends). Metadata keys are dotted (`reader.name`, `rule.name`, …).

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The outcome of `tagrouter match`: a dry run of one tag event against a rule set.
 public struct MatchReport: Sendable, Encodable {
@@ -23,8 +23,8 @@ public struct MatchReport: Sendable, Encodable {
     ///   - ruleSet: the rules.
     ///   - explaining: include every rule's verdict.
     ///   - eventID: the event id shown for `{event_id}`.
-    ///   - time: the time shown for `{time}`.
-    public init(event: TagEvent, ruleSet: RuleSet, explaining: Bool, eventID: String, time: Date) {
+    ///   - time: the time shown for `{time}`, as RFC 3339 text.
+    public init(event: TagEvent, ruleSet: RuleSet, explaining: Bool, eventID: String, time: String) {
         let matches = ruleSet.match(event)
         matched = matches.map(\.rule.name)
         actions = []

@@ -52,14 +52,14 @@ public struct Rule: Sendable {
     /// - Parameters:
     ///   - event: the tag event.
     ///   - eventID: the event id, for `{event_id}`.
-    ///   - time: the event time, for `{time}`.
+    ///   - time: the event time as RFC 3339 text (the event document's `time`), for `{time}`.
     ///   - masksSecrets: show `${NAME}` instead of environment values (for human output).
     /// - Returns: the rendered actions, in order.
     /// - Throws: ``TagRulesError`` when a placeholder value would inject a line break into a header.
-    public func render(event: TagEvent, eventID: String, time: Date, masksSecrets: Bool = false) throws
+    public func render(event: TagEvent, eventID: String, time: String, masksSecrets: Bool = false) throws
         -> [RenderedAction]
     {
-        let values = PlaceholderValues(event: event, rule: name, eventID: eventID, time: Timestamp.rfc3339(time))
+        let values = PlaceholderValues(event: event, rule: name, eventID: eventID, time: time)
         return try actions.map { action in
             switch action {
             case .open(let template):

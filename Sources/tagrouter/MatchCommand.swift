@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TagActions
 import TagRules
 
 /// `tagrouter match`: a dry run of one tag against the rules; shows what would run, runs nothing.
@@ -60,7 +61,8 @@ struct MatchCommand: ParsableCommand {
             uid: uid.map { $0.filter { !":- ".contains($0) }.uppercased() }, reader: reader, tech: tech,
             uri: uri.isEmpty ? nil : uri, texts: text)
         let report = MatchReport(
-            event: event, ruleSet: ruleSet, explaining: explain, eventID: UUID().uuidString.lowercased(), time: Date())
+            event: event, ruleSet: ruleSet, explaining: explain, eventID: UUID().uuidString.lowercased(),
+            time: Timestamp.rfc3339(Date()))
         print(json ? report.json : report.text)
         if report.isIgnored { throw ExitCode(2) }
     }

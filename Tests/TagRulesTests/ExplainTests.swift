@@ -34,7 +34,7 @@ private let multiRule = """
     let event = TagEvent(
         uid: "0102", reader: "Front Door", tech: "type2", uri: "https://home.example.com/room/kitchen?key=7")
     let report = MatchReport(
-        event: event, ruleSet: ruleSet, explaining: true, eventID: "e-1", time: Date(timeIntervalSince1970: 0))
+        event: event, ruleSet: ruleSet, explaining: true, eventID: "e-1", time: "1970-01-01T00:00:00.000Z")
     #expect(
         report.text == """
             explain:
@@ -64,13 +64,13 @@ private let multiRule = """
     let ruleSet = try RuleSet.load(files: [("home.yaml", multiRule)], environment: ["LOG_TOKEN": "x"]).get()
     let event = TagEvent(uid: nil, reader: "cli", tech: "type2", uri: "spotify:track:1")
     let report = MatchReport(
-        event: event, ruleSet: ruleSet, explaining: false, eventID: "e-1", time: Date(timeIntervalSince1970: 0))
+        event: event, ruleSet: ruleSet, explaining: false, eventID: "e-1", time: "1970-01-01T00:00:00.000Z")
     #expect(report.json == #"{"actions":[{"kind":"open","uri":"spotify:track:1"}],"errors":[],"matched":["music"]}"#)
     let none = MatchReport(
         event: TagEvent(uid: nil, reader: "cli", tech: "type2", uri: nil),
         ruleSet: try RuleSet.load(
             files: [("x.yaml", "version: 1\nrules: []\n")], environment: [:]
-        ).get(), explaining: false, eventID: "e", time: Date())
+        ).get(), explaining: false, eventID: "e", time: "1970-01-01T00:00:00.000Z")
     #expect(none.isIgnored)
     #expect(none.text == "no rule matches: the tag would be ignored")
 }

@@ -2,7 +2,7 @@ import Foundation
 import TagRules
 import Testing
 
-private let time = Date(timeIntervalSince1970: 1_795_867_200.125)
+private let time = "2026-11-28T12:00:00.125Z"
 
 private func render(
     _ action: String, uri: String? = "https://e.com/a%20b?q=caf%C3%A9&q=2&x=1#frag", uid: String? = "04A1B2C3D4E580",
