@@ -15,8 +15,10 @@ let package = Package(
         .executable(name: "tagrouter", targets: ["tagrouter"]),
         .library(name: "NDEF", targets: ["NDEF"]),
         .library(name: "NFCTag", targets: ["NFCTag"]),
+        .library(name: "AASAPatterns", targets: ["AASAPatterns"]),
         .library(name: "TagRules", targets: ["TagRules"]),
         .library(name: "TagActions", targets: ["TagActions"]),
+        .library(name: "WebhookRetry", targets: ["WebhookRetry"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -43,15 +45,19 @@ let package = Package(
             dependencies: ["CPCSCLite", "NFCTag", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]
         ),
+        // The AASA component pattern engine: compiler, matcher and URI parsing, Foundation only.
+        .target(name: "AASAPatterns", swiftSettings: swiftSettings),
         .target(
             name: "TagRules",
-            dependencies: ["NDEF", .product(name: "Yams", package: "Yams")],
+            dependencies: ["AASAPatterns", "NDEF", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
+        // When and whether a webhook is tried again: status verdicts, Retry-After, backoff. Foundation only.
+        .target(name: "WebhookRetry", swiftSettings: swiftSettings),
         .target(
             name: "TagActions",
             dependencies: [
-                "NDEF", "TagRules",
+                "NDEF", "TagRules", "WebhookRetry",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -151,7 +157,7 @@ let package = Package(
         .executableTarget(name: "argv-recorder", path: "Tests/Helpers/ArgvRecorder", swiftSettings: swiftSettings),
         .executableTarget(
             name: "outbox-child",
-            dependencies: ["TagActions", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TagActions", "WebhookRetry", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Helpers/OutboxChild",
             swiftSettings: swiftSettings
         ),
@@ -170,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "TagActionsTests",
             dependencies: [
-                "TagActions", "argv-recorder", "outbox-child", "HTTPTestSupport",
+                "TagActions", "WebhookRetry", "argv-recorder", "outbox-child", "HTTPTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -37,18 +37,16 @@ let package = Package(
             name: "fuzz-rules",
             dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
         ),
-        // The pattern compiler and matcher are compiled here from symbolic links to TagRules' own files, so that
-        // the target drives their internals directly instead of through a YAML rules file (fuzz-rules' job).
+        // The pattern engine driven directly, instead of through a YAML rules file (fuzz-rules' job).
         .executableTarget(
             name: "fuzz-aasa",
-            dependencies: ["FuzzSupport"]
+            dependencies: ["FuzzSupport", .product(name: "AASAPatterns", package: "TagRouter")]
         ),
-        // RetryPolicy.swift (Foundation only) is compiled here from a symbolic link to TagActions' own file,
-        // because building TagActions itself under the sanitizers pulls NIO, AsyncHTTPClient, GRDB and
-        // BoringSSL.
+        // WebhookRetry is the Foundation-only part of TagActions: building TagActions itself under the sanitizers
+        // would pull NIO, AsyncHTTPClient, GRDB and BoringSSL.
         .executableTarget(
             name: "fuzz-webhook-answer",
-            dependencies: ["FuzzSupport"]
+            dependencies: ["FuzzSupport", .product(name: "WebhookRetry", package: "TagRouter")]
         ),
     ],
     swiftLanguageModes: [.v6]

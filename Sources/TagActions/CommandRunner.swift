@@ -1,4 +1,5 @@
 public import Logging
+import WebhookRetry
 
 /// Runs `run` actions: argv executed directly (never a shell), the `TAG_*` environment added, a timeout enforced,
 /// output captured up to a bound, at most `concurrency` commands at once with a bounded queue.

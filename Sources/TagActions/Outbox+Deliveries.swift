@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 import Synchronization
+import WebhookRetry
 
 /// A pending delivery as the worker needs it for one attempt.
 struct PendingDelivery: Sendable, Hashable {

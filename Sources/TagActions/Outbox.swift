@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 public import Logging
 import Synchronization
+import WebhookRetry
 
 /// The state database (`<state dir>/tagrouter.sqlite`, SQLite in WAL mode): the durable webhook outbox and the
 /// tap history.

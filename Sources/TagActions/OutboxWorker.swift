@@ -4,6 +4,7 @@ public import Logging
 import NIOCore
 public import ServiceLifecycle
 import Synchronization
+public import WebhookRetry
 
 /// Delivers the outbox's webhooks: a `Service` whose ``run()`` keeps several requests in flight over keep-alive
 /// connections, records every outcome in the state database (in batches), and retries per its ``RetryPolicy``.

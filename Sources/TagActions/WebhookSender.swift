@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import WebhookRetry
 
 /// Sends one attempt of a delivery with AsyncHTTPClient and classifies the answer.
 struct WebhookSender: Sendable {

@@ -1,3 +1,5 @@
+import AASAPatterns
+
 /// One `domains` entry: an exact host or `*.` followed by a parent domain, optionally with a port.
 public struct DomainPattern: Sendable, Hashable, CustomStringConvertible {
     /// The host, lower-case ASCII (punycode for IDN), without the `*.` of a wildcard entry.

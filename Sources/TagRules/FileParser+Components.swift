@@ -1,3 +1,4 @@
+import AASAPatterns
 import Yams
 
 /// A component object as written (YAML or AASA JSON), before its patterns are compiled.
@@ -108,14 +109,15 @@ extension FileParser {
             }
         }
         var object = ComponentObject(
-            path: pattern(raw.path), query: nil, fragment: pattern(raw.fragment), isExcluding: raw.exclude,
-            mode: objectMode, location: raw.location, summary: "")
+            pattern: ComponentPattern(
+                path: pattern(raw.path), query: nil, fragment: pattern(raw.fragment), mode: objectMode),
+            isExcluding: raw.exclude, location: raw.location, summary: "")
         var summary: [String] = []
         if let path = raw.path { summary.append("\"/\": \(quoted(path.text))") }
         switch raw.query {
         case nil: break
         case .whole(let text):
-            object.query = pattern(text).map { .whole($0) }
+            object.pattern.query = pattern(text).map { .whole($0) }
             summary.append("\"?\": \(quoted(text.text))")
         case .items(let items):
             var conditions: [QueryItemCondition] = []
@@ -124,7 +126,7 @@ extension FileParser {
                     conditions.append(QueryItemCondition(name: compiler.normalize(name), pattern: compiled))
                 }
             }
-            object.query = .items(conditions)
+            object.pattern.query = .items(conditions)
             summary.append(
                 "\"?\": {" + items.map { "\(quoted($0.name)): \(quoted($0.pattern.text))" }.joined(separator: ", ")
                     + "}")

@@ -1,3 +1,4 @@
+import AASAPatterns
 import Yams
 
 extension FileParser {

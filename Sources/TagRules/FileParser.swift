@@ -1,3 +1,4 @@
+import AASAPatterns
 import Yams
 
 /// Turns one rules file's YAML nodes into rules, collecting a diagnostic for every problem (STYLE.md rule 9).

@@ -1,3 +1,5 @@
+import AASAPatterns
+
 /// One `mime` entry: `type/subtype` or `type/*`, lower case.
 struct MIMEPattern: Sendable, Hashable {
     var type: String

@@ -1,3 +1,5 @@
+import AASAPatterns
+
 /// The conditions of a rule's `match`, validated and compiled (RULES.md, "Matching"). All given must hold.
 struct MatchConditions: Sendable {
     var domains: [DomainPattern]?

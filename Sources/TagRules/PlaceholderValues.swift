@@ -1,3 +1,5 @@
+import AASAPatterns
+
 /// The values placeholders stand for, for one tag event and one rule.
 public struct PlaceholderValues: Sendable {
     private let event: TagEvent

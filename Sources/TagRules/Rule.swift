@@ -1,4 +1,5 @@
-public import Foundation
+import AASAPatterns
+import Foundation
 
 /// One validated rule: its conditions, its actions and how it takes part in evaluation.
 public struct Rule: Sendable {

@@ -1,3 +1,5 @@
+import AASAPatterns
+
 /// Which rules can possibly match a URI, so that a match costs the same with 10 rules or 10,000 (RULES.md
 /// performance goal): rules with `domains` are bucketed by scheme and exact host (hashed) and by scheme and the
 /// parent domain of wildcard entries (looked up label by label from the right; a `domains` rule without

@@ -1,3 +1,5 @@
+import AASAPatterns
+
 /// A loaded, validated set of rules in load order, indexed for matching (RULES.md).
 public struct RuleSet: Sendable {
     /// The rules in load order.

@@ -1,3 +1,5 @@
+import AASAPatterns
+
 /// A string with placeholders (`{uri}`, `{query.NAME}`…) and expanded `${VAR}` secrets, parsed when the rules
 /// load and rendered for each tag event (RULES.md, "Actions").
 public struct Template: Sendable, Hashable, CustomStringConvertible {

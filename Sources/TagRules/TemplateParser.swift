@@ -1,3 +1,4 @@
+import AASAPatterns
 import Foundation
 
 /// Parses template text and expands `${NAME}` / `${NAME:-default}` (RULES.md, "Files" and "Actions").

@@ -1,6 +1,7 @@
 import Foundation
 import TagActions
 import Testing
+import WebhookRetry
 
 @Suite("Webhook requests: validation, redaction, signature, retry policy")
 struct WebhookRequestTests {

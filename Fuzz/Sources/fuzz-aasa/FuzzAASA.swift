@@ -1,10 +1,10 @@
+import AASAPatterns
 import FuzzSupport
 
-// AASA component patterns compiled from fuzzed text and matched against a fuzzed URI. The pattern compiler and
-// matcher are TagRules' own files (PatternCompiler, Pattern, MatchSubject, ParsedURI, ComponentObject and what
-// they use), compiled into this target from symbolic links, so that their internals can be driven directly: going
-// through a YAML rules file cost four fifths of every execution (YAML itself is fuzz-rules' job), and the target
-// managed only 700 executions a second.
+// AASA component patterns compiled from fuzzed text and matched against a fuzzed URI, through the AASAPatterns
+// module that TagRules uses (PatternCompiler, Pattern, MatchSubject, ParsedURI, ComponentPattern): going through a
+// YAML rules file cost four fifths of every execution (YAML itself is fuzz-rules' job), and the target managed
+// only 700 executions a second that way.
 //
 // The input is split at 0x00 bytes: path pattern, query pattern, fragment pattern, URI tail (after
 // `https://example.com`), then a flags byte (caseSensitive, percentEncoded, query as a mapping of two items).
@@ -34,7 +34,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let pathPattern = compiled(path, compiler), let queryPattern = compiled(query, compiler),
         let fragmentPattern = compiled(fragment, compiler)
     else { return 0 }
-    let queryCondition: ComponentObject.Query =
+    let queryCondition: ComponentPattern.Query =
         flags & 4 != 0
         ? .items([
             QueryItemCondition(name: compiler.normalize("ref"), pattern: queryPattern),
@@ -97,11 +97,9 @@ let catchAll = component(
 
 /// A component object as a rules file's `components` entry compiles it.
 func component(
-    path: Pattern?, query: ComponentObject.Query? = nil, fragment: Pattern? = nil, mode: MatchSubject.Mode
-) -> ComponentObject {
-    ComponentObject(
-        path: path, query: query, fragment: fragment, isExcluding: false, mode: mode,
-        location: SourceLocation(file: "fuzz", line: 1, column: 1), summary: "")
+    path: Pattern?, query: ComponentPattern.Query? = nil, fragment: Pattern? = nil, mode: MatchSubject.Mode
+) -> ComponentPattern {
+    ComponentPattern(path: path, query: query, fragment: fragment, mode: mode)
 }
 
 /// The pattern, or nil when the compiler refuses it, after checking that the refusal is located inside it.

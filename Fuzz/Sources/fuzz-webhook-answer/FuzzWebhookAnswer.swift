@@ -1,9 +1,10 @@
 import Foundation
 import FuzzSupport
+import WebhookRetry
 
 /// How a webhook answer is handled once NIO has parsed it: the status code's verdict, the `Retry-After` value
-/// and the delay before the next attempt (TagActions' `AttemptResult`, `RetryPolicy`, compiled here from the
-/// same files). Input: two bytes of status code, one byte of attempt count, then the `Retry-After` value.
+/// and the delay before the next attempt (`AttemptResult`, `RetryPolicy` of the WebhookRetry module, which
+/// TagActions uses). Input: two bytes of status code, one byte of attempt count, then the `Retry-After` value.
 /// Invariants: every status has one verdict as documented; `Retry-After` parses to nil or to a delay of at
 /// least 0 and at most 2^40 s, exactly its value for short digit strings; the delay is never negative nor
 /// above the policy's caps.

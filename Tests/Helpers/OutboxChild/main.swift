@@ -4,6 +4,7 @@
 import Foundation
 import Logging
 import TagActions
+import WebhookRetry
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {

@@ -3,6 +3,7 @@ import HTTPTestSupport
 import Logging
 import ServiceLifecycle
 import TagActions
+import WebhookRetry
 
 /// An outbox in a temporary state directory with its worker running, for the length of `body`.
 enum WorkerHarness {

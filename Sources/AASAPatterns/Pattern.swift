@@ -34,12 +34,12 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     public var description: String { source }
 
     /// Whether the pattern is `*` alone, which matches everything.
-    var isCatchAll: Bool { elements == [.star] }
+    public var isCatchAll: Bool { elements == [.star] }
 
     /// Whether the pattern matches the whole of `subject` (already case-folded when ``isCaseFolded``).
     /// - Parameter subject: the bytes to match.
     /// - Returns: whether it matches.
-    func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool {
+    public func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool {
         if isCatchAll { return true }
         return hasAlternatives ? matchesWithMemo(subject) : matchesLinear(subject)
     }
@@ -47,7 +47,7 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether the pattern matches the whole of `subject`.
     /// - Parameter subject: the text to match (case-folded by the caller when ``isCaseFolded``).
     /// - Returns: whether it matches.
-    func matches(_ subject: [UInt8]) -> Bool {
+    public func matches(_ subject: [UInt8]) -> Bool {
         subject.withUnsafeBufferPointer { matches($0) }
     }
 

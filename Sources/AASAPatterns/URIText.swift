@@ -1,5 +1,5 @@
 /// Percent-encoding helpers over UTF-8 bytes.
-enum URIText {
+public enum URIText {
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     /// Percent-encodes non-ASCII bytes as `%XX` and upper-cases the hex digits of existing escapes
@@ -49,7 +49,7 @@ enum URIText {
     }
 
     /// Decodes `%XX` escapes; a `%` not followed by two hex digits stays as it is.
-    static func percentDecoded<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] {
+    public static func percentDecoded<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -73,7 +73,7 @@ enum URIText {
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters (for placeholder values inside URLs).
-    static func percentEncodedComponent(_ text: String) -> String {
+    public static func percentEncodedComponent(_ text: String) -> String {
         var out: [UInt8] = []
         for byte in text.utf8 {
             if isUnreserved(byte) {
@@ -86,7 +86,7 @@ enum URIText {
     }
 
     /// ASCII bytes lower-cased into a string (bytes of 0x80 and above are kept as they are).
-    static func asciiLowercased<C: Collection<UInt8>>(_ bytes: C) -> String {
+    public static func asciiLowercased<C: Collection<UInt8>>(_ bytes: C) -> String {
         String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (offset, byte) in bytes.enumerated() {
                 buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
@@ -104,11 +104,11 @@ enum URIText {
         }
     }
 
-    static func isAlpha(_ byte: UInt8) -> Bool {
+    public static func isAlpha(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 
-    static func isDigit(_ byte: UInt8) -> Bool {
+    public static func isDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 

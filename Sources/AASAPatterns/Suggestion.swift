@@ -1,7 +1,7 @@
 /// "Did you mean" suggestions by edit distance.
-enum Suggestion {
+public enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a plausible typo.
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let lowered = word.lowercased()
         var best: (String, Int)?
         for candidate in candidates {

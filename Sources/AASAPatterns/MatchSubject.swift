@@ -1,15 +1,28 @@
 /// The parts of one URI as component patterns see them, computed on demand for each comparison mode and kept for
 /// the rest of the match (most rules use the default mode, which needs no copy at all).
-struct MatchSubject {
+public struct MatchSubject {
     /// A part of the URI a pattern can look at.
-    enum Part: Int {
+    public enum Part: Int, Sendable {
         case path, query, fragment
     }
 
     /// How a subject is prepared: as written or percent-decoded; as is or case-folded.
-    struct Mode: Hashable {
-        var percentEncoded: Bool
-        var caseSensitive: Bool
+    public struct Mode: Hashable, Sendable, CustomStringConvertible {
+        /// Compare against the URI as written (`true`) or percent-decoded.
+        public var percentEncoded: Bool
+        /// Compare as is (`true`) or case-folded.
+        public var caseSensitive: Bool
+
+        /// Creates a mode.
+        /// - Parameters:
+        ///   - percentEncoded: compare against the URI as written.
+        ///   - caseSensitive: compare without folding case.
+        public init(percentEncoded: Bool, caseSensitive: Bool) {
+            self.percentEncoded = percentEncoded
+            self.caseSensitive = caseSensitive
+        }
+
+        public var description: String { "percentEncoded: \(percentEncoded), caseSensitive: \(caseSensitive)" }
 
         var isVerbatim: Bool { percentEncoded && caseSensitive }
         var index: Int { (percentEncoded ? 0 : 1) + (caseSensitive ? 0 : 2) }
@@ -21,12 +34,15 @@ struct MatchSubject {
         var value: Range<Int>
     }
 
-    let uri: ParsedURI
+    /// The URI being matched.
+    public let uri: ParsedURI
     private var prepared: [Int: [UInt8]] = [:]
     private var items: [QueryItem]?
     private static let slash: [UInt8] = [UInt8(ascii: "/")]
 
-    init(uri: ParsedURI) {
+    /// Prepares `uri` for matching.
+    /// - Parameter uri: the parsed URI.
+    public init(uri: ParsedURI) {
         self.uri = uri
     }
 
@@ -39,7 +55,7 @@ struct MatchSubject {
     }
 
     /// Whether `pattern` matches `part` prepared in `mode`.
-    mutating func matches(_ pattern: Pattern, _ part: Part, _ mode: Mode) -> Bool {
+    public mutating func matches(_ pattern: Pattern, _ part: Part, _ mode: Mode) -> Bool {
         if pattern.isCatchAll { return true }
         let range = range(part) ?? 0..<0
         if part == .path, range.isEmpty { return pattern.matches(Self.slash) }
@@ -54,7 +70,7 @@ struct MatchSubject {
     }
 
     /// Whether every named query item matches its pattern (AASA: absent = empty, every repeat must match).
-    mutating func matchesQueryItems(_ conditions: [QueryItemCondition], _ mode: Mode) -> Bool {
+    public mutating func matchesQueryItems(_ conditions: [QueryItemCondition], _ mode: Mode) -> Bool {
         let items = queryItems()
         return uri.withBytes { bytes in
             for condition in conditions {

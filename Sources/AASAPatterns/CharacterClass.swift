@@ -1,10 +1,10 @@
 /// The predefined one-character classes of AASA patterns: `$(alpha)`, `$(upper)`, `$(lower)`, `$(alnum)`,
 /// `$(digit)`, `$(xdigit)`.
-enum CharacterClass: String, Sendable, Hashable, CaseIterable {
+public enum CharacterClass: String, Sendable, Hashable, CaseIterable {
     case alpha, upper, lower, alnum, digit, xdigit
 
     /// Whether `scalar` belongs to the class.
-    func contains(_ scalar: Unicode.Scalar) -> Bool {
+    public func contains(_ scalar: Unicode.Scalar) -> Bool {
         switch self {
         case .alpha: scalar.properties.isAlphabetic
         case .upper: scalar.properties.isUppercase

@@ -1,19 +1,41 @@
 import Foundation
 
 /// Compiles pattern text into a ``Pattern``, reporting the first problem with its offset in the text.
-struct PatternCompiler {
+public struct PatternCompiler: Sendable {
     /// A problem in pattern text, at an offset in Unicode scalars from the start of the pattern.
-    struct Failure: Error, Equatable {
-        var offset: Int
-        var message: String
+    public struct Failure: Error, Equatable {
+        /// Where the problem starts, in Unicode scalars from the start of the text.
+        public var offset: Int
+        /// What is wrong, naming the pattern.
+        public var message: String
+
+        /// Creates a failure.
+        /// - Parameters:
+        ///   - offset: where the problem starts.
+        ///   - message: what is wrong.
+        public init(offset: Int, message: String) {
+            self.offset = offset
+            self.message = message
+        }
     }
 
     /// The file's `substitutionVariables`.
-    var variables: [String: [String]]
+    public var variables: [String: [String]]
     /// Fold case (the `caseSensitive: false` setting).
-    var foldsCase: Bool
+    public var foldsCase: Bool
     /// Compare against the URI as written (`percentEncoded: true`): non-ASCII literals are percent-encoded.
-    var percentEncoded: Bool
+    public var percentEncoded: Bool
+
+    /// Creates a compiler.
+    /// - Parameters:
+    ///   - variables: the substitution variables and their values.
+    ///   - foldsCase: fold case.
+    ///   - percentEncoded: compare against URIs as written.
+    public init(variables: [String: [String]], foldsCase: Bool, percentEncoded: Bool) {
+        self.variables = variables
+        self.foldsCase = foldsCase
+        self.percentEncoded = percentEncoded
+    }
 
     /// ISO 639 language codes, for `$(lang)`.
     static let languageCodes: [String] = Locale.LanguageCode.isoLanguageCodes.map(\.identifier)
@@ -27,7 +49,7 @@ struct PatternCompiler {
     /// - Returns: the compiled pattern.
     /// - Throws: ``Failure`` for a dangling backslash, an unknown escape, an unterminated `$(` or an unknown
     ///   variable.
-    func compile(_ text: String) throws(Failure) -> Pattern {
+    public func compile(_ text: String) throws(Failure) -> Pattern {
         var elements: [Pattern.Element] = []
         var literal = ""
         func flush() {
@@ -119,7 +141,7 @@ struct PatternCompiler {
     static let regionOptions = modes.map { $0.options(regionCodes) }
 
     /// The bytes a literal stands for: percent-encoded when comparing to the URI as written, then case-folded.
-    func normalize(_ text: String) -> [UInt8] {
+    public func normalize(_ text: String) -> [UInt8] {
         var bytes = percentEncoded ? URIText.normalizedEncoding(Array(text.utf8)) : Array(text.utf8)
         if foldsCase { bytes = Array(String(decoding: bytes, as: UTF8.self).lowercased().utf8) }
         return bytes

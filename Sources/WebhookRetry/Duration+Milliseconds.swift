@@ -1,6 +1,6 @@
 extension Duration {
     /// Whole milliseconds, rounded down.
-    var milliseconds: Int64 {
+    public var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }

@@ -3,36 +3,36 @@ import Foundation
 /// A URI split per RFC 3986 without copying its parts: the scheme and host are normalized (lower case, IDN hosts
 /// in punycode), the path, query and fragment are byte ranges into ``storage``, the URI as written with non-ASCII
 /// characters percent-encoded as UTF-8. A plain ASCII URI is not copied at all.
-struct ParsedURI: Sendable {
+public struct ParsedURI: Sendable {
     /// The URI, non-ASCII percent-encoded, escapes with upper-case hex; contiguous UTF-8.
     let storage: String
     /// The scheme, lower-cased.
-    let scheme: String
+    public let scheme: String
     /// The host, lower-cased, in ASCII (punycode for IDN); nil without an authority. A slice of ``storage`` when it
     /// was written in lower case.
-    let host: Substring?
+    public let host: Substring?
     /// The explicit port, if any.
-    let port: Int?
+    public let port: Int?
     /// The path (possibly empty).
-    let path: Range<Int>
+    public let path: Range<Int>
     /// The query without `?`, if there is one.
-    let query: Range<Int>?
+    public let query: Range<Int>?
     /// The fragment without `#`, if there is one.
-    let fragment: Range<Int>?
+    public let fragment: Range<Int>?
 
     /// The port that applies: the explicit one, or the scheme's default for http and https.
-    var effectivePort: Int? {
+    public var effectivePort: Int? {
         port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
     }
 
     /// Calls `body` with the bytes of ``storage``.
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         // Contiguous by construction (see init), so this never falls back.
         storage.utf8.withContiguousStorageIfAvailable(body) ?? Array(storage.utf8).withUnsafeBufferPointer(body)
     }
 
     /// The text of a byte range of ``storage``.
-    func text(_ range: Range<Int>) -> String {
+    public func text(_ range: Range<Int>) -> String {
         withBytes { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
@@ -53,7 +53,7 @@ struct ParsedURI: Sendable {
     }
 
     /// Parses `text`; nil when it is not a valid RFC 3986 URI even after percent-encoding non-ASCII characters.
-    init?(_ text: String) {
+    public init?(_ text: String) {
         var storage = text
         storage.makeContiguousUTF8()
         if let normalized = storage.utf8.withContiguousStorageIfAvailable({ URIText.normalizedIfNeeded($0) }) ?? nil {
@@ -186,7 +186,7 @@ struct ParsedURI: Sendable {
     }
 
     /// The host in lower-case ASCII; percent-encoded (non-ASCII) hosts go through IDNA to punycode.
-    static func normalizedHost<C: Collection<UInt8>>(_ raw: C) -> String? {
+    public static func normalizedHost<C: Collection<UInt8>>(_ raw: C) -> String? {
         if raw.first == UInt8(ascii: "[") {
             return String(decoding: raw, as: UTF8.self).lowercased()
         }
@@ -200,7 +200,7 @@ struct ParsedURI: Sendable {
     }
 
     /// The ASCII (punycode) form of a Unicode host name, through Foundation's IDNA; nil if it has none.
-    static func idnaHost(_ text: String) -> String? {
+    public static func idnaHost(_ text: String) -> String? {
         var components = URLComponents()
         components.scheme = "https"
         components.host = text

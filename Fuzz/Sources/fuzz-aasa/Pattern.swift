@@ -1,1 +1,0 @@
-../../../Sources/TagRules/Pattern.swift

@@ -1,1 +1,0 @@
-../../../Sources/TagRules/Suggestion.swift

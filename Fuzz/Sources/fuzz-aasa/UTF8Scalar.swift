@@ -1,1 +1,0 @@
-../../../Sources/TagRules/UTF8Scalar.swift

@@ -1,1 +1,0 @@
-../../../Sources/TagActions/Duration+Milliseconds.swift
