@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions",
+                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "VirtualTag",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -93,9 +93,8 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagActions", "TagRouterCore", "TagRules", "VirtualTag",
+                "TagRouterCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -113,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tagrouterTests",
-            dependencies: ["tagrouter", "NDEF", "TestSupport"],
+            dependencies: ["tagrouter", "TagRouterCore", "NDEF", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

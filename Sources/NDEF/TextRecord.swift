@@ -88,7 +88,7 @@ public struct TextRecord: Sendable, Hashable {
         }
         if let bad = payload[1...languageLength].firstIndex(where: { $0 < 0x20 || $0 >= 0x7F }) {
             throw location.error(
-                .invalidText, at: bad, "Text record language code holds the byte \(hexByte(payload[bad]))")
+                .invalidText, at: bad, "Text record language code holds the byte \(HexText.byte(payload[bad]))")
         }
         var layout = Layout(
             languageLength: languageLength, textStart: 1 + languageLength,

@@ -38,18 +38,18 @@ public struct URIRecord: Sendable, Hashable {
         }
         guard Int(code) < URIPrefix.all.count else {
             throw location.error(
-                .invalidURI, at: 0, "URI identifier code \(hexByte(code)) is reserved (0x00 to 0x23 are defined)")
+                .invalidURI, at: 0, "URI identifier code \(HexText.byte(code)) is reserved (0x00 to 0x23 are defined)")
         }
         guard payload.count > 1 else {
             throw location.error(
-                .invalidURI, at: 0, "URI record holds only its identifier code \(hexByte(code)) and no URI text")
+                .invalidURI, at: 0, "URI record holds only its identifier code \(HexText.byte(code)) and no URI text")
         }
         if let bad = UnicodeValidation.firstInvalidUTF8(payload, from: 1) {
             throw location.error(.invalidURI, at: bad, "URI text is not valid UTF-8")
         }
         if let control = payload.dropFirst().firstIndex(where: { $0 < 0x20 }) {
             throw location.error(
-                .invalidURI, at: control, "URI text holds the control character \(hexByte(payload[control]))")
+                .invalidURI, at: control, "URI text holds the control character \(HexText.byte(payload[control]))")
         }
     }
 

@@ -1,3 +1,5 @@
+import NDEF
+
 /// Names commands and status words for error messages; only called on the error path.
 enum CommandName {
     /// A short human name for a command APDU, e.g. `READ BINARY page 7` or `SELECT file E103`.
@@ -28,16 +30,9 @@ enum CommandName {
 
     /// Uppercase hex of some bytes.
     static func hex(_ bytes: ArraySlice<UInt8>, separator: String = "") -> String {
-        let digits: [Character] = Array("0123456789ABCDEF")
-        var text = ""
-        for (index, byte) in bytes.enumerated() {
-            if index > 0 { text += separator }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
-        }
-        return text
+        HexText.string(bytes, uppercase: true, separator: separator)
     }
 
     /// `0x` and two uppercase hex digits of one byte.
-    static func hex(_ byte: UInt8) -> String { "0x" + hex([byte][...]) }
+    static func hex(_ byte: UInt8) -> String { HexText.byte(byte) }
 }

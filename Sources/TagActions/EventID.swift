@@ -1,4 +1,5 @@
 public import Foundation
+import NDEF
 
 /// Event ids: UUID version 7 (RFC 9562), so ids sort by time, written in lowercase.
 public enum EventID {
@@ -13,9 +14,6 @@ public enum EventID {
         for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
         bytes[6] = 0x70 | (bytes[6] & 0x0F)
         bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(
-            separator: "-"
-        )
+        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { HexText.string(bytes[$0]) }.joined(separator: "-")
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import NDEF
 
 /// The webhook signature: `sha256=` and the hex HMAC-SHA256 of `"<timestamp>.<body>"` keyed with the secret.
 public enum WebhookSignature {
@@ -12,6 +13,6 @@ public enum WebhookSignature {
         var message = Array("\(timestamp).".utf8)
         message.append(contentsOf: body)
         let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Array(secret.utf8)))
-        return "sha256=" + code.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return "sha256=" + HexText.string(Array(code))
     }
 }

@@ -45,9 +45,35 @@ public enum Doctor {
     /// pcscd reachable, access granted, readers visible and which of them read tags.
     static func pcscChecks(environment: [String: String], logger: Logger) async -> [DoctorCheck] {
         let socket = environment["PCSCLITE_CSOCK_NAME"] ?? "/run/pcscd/pcscd.comm"
-        let context: PCSCContext
         do {
-            context = try await PCSCContext.establish(logger: logger)
+            return try await PCSCContext.withContext(logger: logger) { context in
+                var checks = [DoctorCheck(name: "pcscd", status: .ok, detail: "reachable at \(socket)")]
+                do {
+                    let readers = try await context.readers()
+                    if readers.isEmpty {
+                        checks.append(
+                            DoctorCheck(
+                                name: "readers", status: .problem, detail: "pcscd sees no reader",
+                                fix:
+                                    "plug the reader in; if it is an ACR122U and pcscd logs LIBUSB_ERROR_BUSY, blacklist pn533 "
+                                    + "(contrib/modprobe)"))
+                    } else {
+                        let statuses = (try? await context.status(of: readers)) ?? []
+                        for reader in readers {
+                            checks.append(describe(reader: reader, status: statuses.first { $0.reader == reader }))
+                        }
+                        if let present = statuses.first(where: \.isCardPresent) {
+                            checks.append(await cardAccess(reader: present.reader, context: context))
+                        }
+                    }
+                } catch let error as PCSCError where error.isAccessRefused {
+                    checks.append(refused(error))
+                } catch {
+                    checks.append(
+                        DoctorCheck(name: "readers", status: .problem, detail: "cannot list readers: \(error)"))
+                }
+                return checks
+            }
         } catch let error as PCSCError where error.isAccessRefused {
             return [refused(error)]
         } catch {
@@ -63,32 +89,6 @@ public enum Doctor {
                         : "sudo apt-get install pcscd && sudo systemctl enable --now pcscd.socket")
             ]
         }
-        var checks = [DoctorCheck(name: "pcscd", status: .ok, detail: "reachable at \(socket)")]
-        do {
-            let readers = try await context.readers()
-            if readers.isEmpty {
-                checks.append(
-                    DoctorCheck(
-                        name: "readers", status: .problem, detail: "pcscd sees no reader",
-                        fix:
-                            "plug the reader in; if it is an ACR122U and pcscd logs LIBUSB_ERROR_BUSY, blacklist pn533 "
-                            + "(contrib/modprobe)"))
-            } else {
-                let statuses = (try? await context.status(of: readers)) ?? []
-                for reader in readers {
-                    checks.append(describe(reader: reader, status: statuses.first { $0.reader == reader }))
-                }
-                if let present = statuses.first(where: \.isCardPresent) {
-                    checks.append(await cardAccess(reader: present.reader, context: context))
-                }
-            }
-        } catch let error as PCSCError where error.isAccessRefused {
-            checks.append(refused(error))
-        } catch {
-            checks.append(DoctorCheck(name: "readers", status: .problem, detail: "cannot list readers: \(error)"))
-        }
-        await context.release()
-        return checks
     }
 
     /// One reader: contactless slot or SAM slot, and what is on it.

@@ -100,9 +100,9 @@ public enum RouterLauncher {
         let rules = "\(ruleCount) rule\(ruleCount == 1 ? "" : "s")"
         let mode = settings.isDryRun ? " (dry run: nothing will be done)" : ""
         do {
-            let context = try await PCSCContext.establish(logger: logger)
-            let readers = ((try? await context.readers()) ?? []).filter(settings.acceptsReader)
-            await context.release()
+            let readers = try await PCSCContext.withContext(logger: logger) { context in
+                ((try? await context.readers()) ?? []).filter(settings.acceptsReader)
+            }
             if readers.isEmpty {
                 logger.info("waiting for a reader… (\(rules) loaded)\(mode)")
             } else {

@@ -20,13 +20,6 @@ public enum UID {
     /// - Parameter bytes: the UID.
     /// - Returns: uppercase hex without separators.
     public static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        HexText.string(bytes, uppercase: true)
     }
 }

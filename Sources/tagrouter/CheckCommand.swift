@@ -1,6 +1,5 @@
 import ArgumentParser
-import Foundation
-import TagRules
+import TagRouterCore
 
 /// `tagrouter check`: validates rules files and prints every problem, compiler style.
 struct CheckCommand: ParsableCommand {
@@ -9,23 +8,20 @@ struct CheckCommand: ParsableCommand {
         abstract: "Validate rules files and folders.",
         discussion: """
             Prints every problem of every file (file:line:col: error: …) and exits 1, or prints \
-            "N rules in M files" and exits 0. Without SOURCES, reads $TAGROUTER_RULES, or /etc/tagrouter/rules \
-            as root, or $XDG_CONFIG_HOME/tagrouter/rules (~/.config/tagrouter/rules).
+            "N rules in M files" and exits 0. Without SOURCES or --rules, reads $TAGROUTER_RULES, or \
+            /etc/tagrouter/rules as root, or $XDG_CONFIG_HOME/tagrouter/rules (~/.config/tagrouter/rules).
             """
     )
 
-    @Argument(help: "Rules files or folders (default: the configured rules path).")
+    @Argument(help: "Rules files or folders, the same as --rules.")
     var sources: [String] = []
+
+    @OptionGroup var rules: RulesOptions
 
     @Flag(help: "Print the result as JSON, for editors and CI.")
     var json = false
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let paths =
-            sources.isEmpty ? [DefaultRulesPath.resolve(environment: environment, isRoot: getuid() == 0)] : sources
-        let report = CheckReport(sources: paths, environment: environment)
-        print(json ? report.json : report.text)
-        if !report.succeeded { throw ExitCode(1) }
+        try RulesCommands.check(sources: sources + rules.rules, json: json).finish()
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
-import Foundation
-import NDEF
+import TagRouterCore
 
 /// `tagrouter decode`: decode NDEF bytes given as hex or in a file and print the records.
 struct DecodeCommand: ParsableCommand {
@@ -40,25 +39,6 @@ struct DecodeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let input: DecodeOutput.Input
-        if let file {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                FileHandle.standardError.write(Data("cannot read file \"\(file)\"\n".utf8))
-                throw ExitCode(1)
-            }
-            input = .bytes(Array(data))
-        } else if let hex {
-            input = .hex(hex)
-        } else {
-            input = .hex(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
-        }
-        let result = DecodeOutput.render(input, json: json, tlv: tlv)
-        switch result {
-        case .success(let text):
-            print(text)
-        case .failure(let sentence):
-            FileHandle.standardError.write(Data((sentence.description + "\n").utf8))
-            throw ExitCode(1)
-        }
+        try DecodeOutput.output(hex: hex, file: file, json: json, tlv: tlv).finish()
     }
 }

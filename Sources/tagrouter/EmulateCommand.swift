@@ -1,8 +1,5 @@
 import ArgumentParser
-import Foundation
-import Logging
-import NDEF
-import VirtualTag
+import TagRouterCore
 
 /// `tagrouter emulate`: present a virtual tag through vpcd, so rules can be tried with no hardware.
 struct EmulateCommand: AsyncParsableCommand {
@@ -25,8 +22,8 @@ struct EmulateCommand: AsyncParsableCommand {
     @Option(help: "A file holding the raw NDEF message bytes.")
     var file: String?
 
-    @Option(help: "The tag: \(VirtualTagKind.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var tag: String = VirtualTagKind.ntag213.rawValue
+    @Option(help: "The tag: \(Emulation.kinds.joined(separator: ", ")).")
+    var tag: String = Emulation.defaultKind
 
     @Option(help: "vpcd's address (the second reader, Virtual PCD 00 01, is on the next port).")
     var vpcd: String = "127.0.0.1:35963"
@@ -34,103 +31,24 @@ struct EmulateCommand: AsyncParsableCommand {
     @Option(help: "How long to hold the tag, such as 500ms, 10s or 2m; without it, until Ctrl-C.")
     var hold: String?
 
+    private var content: Emulation.Content? {
+        let given = [uri.map(Emulation.Content.uri), ndef.map(Emulation.Content.hex), file.map(Emulation.Content.file)]
+            .compactMap { $0 }
+        return given.count == 1 ? given[0] : nil
+    }
+
     func validate() throws {
-        let sources = [uri, ndef, file].compactMap { $0 }
-        guard sources.count == 1 else {
-            throw ValidationError("give exactly one of --uri, --ndef, --file")
-        }
-        guard VirtualTagKind(rawValue: tag) != nil else {
-            throw ValidationError(
-                "unknown --tag \(tag); use one of \(VirtualTagKind.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        _ = try address()
-        if let ndef, Self.parseHex(ndef) == nil {
-            throw ValidationError("--ndef is not hex: \(ndef)")
-        }
-        if let hold, Self.parseDuration(hold) == nil {
-            throw ValidationError("--hold \(hold) is not a duration such as 500ms, 10s or 2m")
+        guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
+        do {
+            try Emulation.validate(content: content, kind: tag, vpcd: vpcd, hold: hold)
+        } catch {
+            throw ValidationError(error.description)
         }
     }
 
     func run() async throws {
-        let logger = readerCommandsLogger()
-        let (host, port) = try address()
-        let kind = VirtualTagKind(rawValue: tag) ?? .ntag213
-        do {
-            let card = try kind.card(holding: try message())
-            let presented = try VirtualReader(host: host, port: port, logger: logger).present(card)
-            print("presenting \(kind.rawValue) on vpcd \(host):\(port)")
-            if let hold, let duration = Self.parseDuration(hold) {
-                await presented.hold(for: duration)
-            } else {
-                await presented.waitUntilGone()
-            }
-            print("removed after \(presented.commandCount) commands")
-        } catch let error as VirtualTagError {
-            printError(error.description)
-            throw ExitCode.failure
-        } catch let error as NDEFError {
-            printError("--uri \(uri ?? ""): \(error)")
-            throw ExitCode.failure
-        }
+        guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
+        let status = await Emulation.run(content: content, kind: tag, vpcd: vpcd, hold: hold)
+        if status != 0 { throw ExitCode(status) }
     }
-
-    private func message() throws -> [UInt8] {
-        if let uri {
-            return try NDEFMessage(records: [URIRecord(uri: uri).record]).encoded()
-        }
-        if let ndef {
-            return Self.parseHex(ndef) ?? []
-        }
-        let path = file ?? ""
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ValidationError("--file \(path): cannot be opened")
-        }
-        defer { try? handle.close() }
-        // No tag holds more than 32 KiB: read one byte more to tell a file that is too large.
-        let data = (try? handle.read(upToCount: 32_768 + 1)) ?? Data()
-        guard data.count <= 32_768 else {
-            throw ValidationError("--file \(path): larger than 32768 bytes, more than any tag holds")
-        }
-        return [UInt8](data)
-    }
-
-    private func address() throws -> (String, UInt16) {
-        guard let colon = vpcd.lastIndex(of: ":"), let port = UInt16(vpcd[vpcd.index(after: colon)...]),
-            colon != vpcd.startIndex
-        else {
-            throw ValidationError("--vpcd \(vpcd) is not HOST:PORT")
-        }
-        return (String(vpcd[..<colon]), port)
-    }
-
-    /// Parses `500ms`, `10s`, `1.5s`, `2m`, `1h`.
-    static func parseDuration(_ text: String) -> Duration? {
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            guard let value = Double(text.dropLast(suffix.count)), value >= 0, value < 1e7 else { continue }
-            return .milliseconds(Int64((value * scale * 1000).rounded()))
-        }
-        return nil
-    }
-
-    /// Parses hex with optional spaces and colons; `nil` for anything else.
-    static func parseHex(_ text: String) -> [UInt8]? {
-        let digits = text.filter { $0 != " " && $0 != ":" }
-        guard digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
-    }
-}
-
-/// Writes one line to standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
 }

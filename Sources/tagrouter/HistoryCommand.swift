@@ -1,6 +1,5 @@
 import ArgumentParser
-import Logging
-import TagActions
+import TagRouterCore
 
 /// `tagrouter history`: recent taps and webhook deliveries from the state database.
 struct HistoryCommand: ParsableCommand {
@@ -10,8 +9,7 @@ struct HistoryCommand: ParsableCommand {
         discussion: "Exit status: 0 on success, 1 if the state database cannot be read."
     )
 
-    @Option(help: "The state directory holding tagrouter.sqlite (default: \(StateDirectory.defaultPath())).")
-    var stateDir: String?
+    @OptionGroup var state: StateOptions
 
     @Flag(help: "Only failed taps and failed webhook deliveries.")
     var failed = false
@@ -27,14 +25,7 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        var logger = Logger(label: "tagrouter.history")
-        logger.logLevel = .error
-        let directory = stateDir ?? StateDirectory.defaultPath()
-        // An ActionError propagates: ArgumentParser prints "Error: <sentence>" and exits 1.
-        let report =
-            Outbox.exists(in: directory)
-            ? try Outbox(directory: directory, logger: logger).history(failedOnly: failed, limit: limit)
-            : HistoryReport(taps: [], deliveries: [])
-        print(json ? report.json() : report.text(), terminator: json ? "\n" : "")
+        try HistoryListing.output(stateDirectory: state.stateDir, failedOnly: failed, limit: limit, json: json)
+            .finish()
     }
 }

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
-import TagActions
-import TagRules
+import TagRouterCore
 
 /// `tagrouter match`: a dry run of one tag against the rules; shows what would run, runs nothing.
 struct MatchCommand: ParsableCommand {
@@ -29,8 +27,7 @@ struct MatchCommand: ParsableCommand {
     @Option(help: "The text of a Text record on the tag.")
     var text: [String] = []
 
-    @Option(parsing: .upToNextOption, help: "Rules files or folders (default: the configured rules path).")
-    var rules: [String] = []
+    @OptionGroup var rules: RulesOptions
 
     @Flag(help: "Show every rule's verdict and what decided it.")
     var explain = false
@@ -39,31 +36,14 @@ struct MatchCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if let uid {
-            let digits = uid.filter { !":- ".contains($0) }
-            guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit), digits.count.isMultiple(of: 2) else {
-                throw ValidationError("--uid '\(uid)' is not an even number of hex digits")
-            }
+        if let uid, RulesCommands.canonicalUID(uid) == nil {
+            throw ValidationError("--uid '\(uid)' is not an even number of hex digits")
         }
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let sources =
-            rules.isEmpty ? [DefaultRulesPath.resolve(environment: environment, isRoot: getuid() == 0)] : rules
-        let result = RuleSet.load(sources: sources, environment: environment)
-        guard let ruleSet = result.ruleSet else {
-            print(CheckReport(result).text)
-            throw ExitCode(1)
-        }
-        for warning in result.diagnostics { FileHandle.standardError.write(Data((warning.description + "\n").utf8)) }
-        let event = TagEvent(
-            uid: uid.map { $0.filter { !":- ".contains($0) }.uppercased() }, reader: reader, tech: tech,
-            uri: uri.isEmpty ? nil : uri, texts: text)
-        let report = MatchReport(
-            event: event, ruleSet: ruleSet, explaining: explain, eventID: UUID().uuidString.lowercased(),
-            time: Timestamp.rfc3339(Date()))
-        print(json ? report.json : report.text)
-        if report.isIgnored { throw ExitCode(2) }
+        let tag = RulesCommands.Tag(
+            uri: uri.isEmpty ? nil : uri, uid: uid, reader: reader, tech: tech, texts: text)
+        try RulesCommands.match(tag, sources: rules.rules, explain: explain, json: json).finish()
     }
 }

@@ -1,9 +1,5 @@
 import ArgumentParser
-import Foundation
-import Logging
-import TagActions
 import TagRouterCore
-import TagRules
 
 /// `tagrouter run`: the router daemon.
 struct RunCommand: AsyncParsableCommand {
@@ -18,25 +14,9 @@ struct RunCommand: AsyncParsableCommand {
             shutdown, 1 when the rules or the state directory cannot be used.
             """)
 
-    @Option(
-        parsing: .upToNextOption,
-        help: ArgumentHelp(
-            "Rules files or folders (default: $TAGROUTER_RULES, /etc/tagrouter/rules as root, else "
-                + "~/.config/tagrouter/rules).", valueName: "sources"))
-    var rules: [String] = []
-
-    @Option(
-        help: ArgumentHelp(
-            "State directory: tap history and webhook outbox (default: /var/lib/tagrouter as root, else "
-                + "$XDG_STATE_HOME/tagrouter or ~/.local/state/tagrouter).", valueName: "dir"))
-    var stateDir: String?
-
-    @Option(
-        parsing: .upToNextOption,
-        help: ArgumentHelp(
-            "Use only readers whose name contains this text or matches it with * and ? (repeatable).",
-            valueName: "pattern"))
-    var reader: [String] = []
+    @OptionGroup var rules: RulesOptions
+    @OptionGroup var state: StateOptions
+    @OptionGroup var readers: ReaderOptions
 
     @Flag(help: "Log what would be done for each tap, and do nothing.")
     var dryRun = false
@@ -53,47 +33,29 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Log format: text (one readable line) or json (one object per line, for journald or Loki).")
     var logFormat: String = "text"
 
-    func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
-        }
-        guard LogLine.Format(rawValue: logFormat) != nil else {
-            throw ValidationError("--log-format must be text or json.")
-        }
-        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1.") }
-        if let metrics { _ = try Self.address(metrics) }
+    private var options: RunOptions {
+        var options = RunOptions()
+        options.rules = rules.rules
+        options.stateDirectory = state.stateDir
+        options.readers = readers.reader
+        options.isDryRun = dryRun
+        options.metrics = metrics
+        options.concurrency = concurrency
+        options.logLevel = logLevel
+        options.logFormat = logFormat
+        return options
     }
 
-    /// Parses `HOST:PORT` (`[::1]:9090` for IPv6).
-    static func address(_ text: String) throws -> (host: String, port: Int) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (0...65535).contains(port)
-        else {
-            throw ValidationError("--metrics takes HOST:PORT, such as 127.0.0.1:9464 (got '\(text)').")
+    func validate() throws {
+        do {
+            try options.validate()
+        } catch {
+            throw ValidationError(error.description)
         }
-        var host = String(text[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
     func run() async throws {
-        let format = LogLine.Format(rawValue: logFormat) ?? .text
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { _ in LogLine(format: format, level: level) }
-        let logger = Logger(label: "tagrouter")
-        let environment = ProcessInfo.processInfo.environment
-        let isRoot = geteuid() == 0
-        let patterns = reader.map(ReaderPattern.init(text:))
-        let settings = RouterSettings(
-            rulesSources: rules.isEmpty ? [DefaultRulesPath.resolve(environment: environment, isRoot: isRoot)] : rules,
-            stateDirectory: stateDir ?? StateDirectory.defaultPath(environment: environment, isRoot: isRoot),
-            acceptsReader: { name in patterns.isEmpty || patterns.contains { $0.matches(name) } },
-            isDryRun: dryRun,
-            metricsAddress: try metrics.map(Self.address),
-            concurrency: concurrency)
-        let outcome = try await RouterLauncher.run(
-            settings: settings, environment: environment, logger: logger,
-            printError: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
-        if outcome != .stopped { throw ExitCode(1) }
+        let status = try await RouterLauncher.main(options)
+        if status != 0 { throw ExitCode(status) }
     }
 }

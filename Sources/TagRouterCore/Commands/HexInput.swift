@@ -1,10 +1,10 @@
 /// Hex text typed or piped by a user: digits in any case, with spaces, tabs, colons, dashes and newlines
 /// between them.
-enum HexInput {
+public enum HexInput {
     /// Why hex text was refused.
-    struct Failure: Error, CustomStringConvertible, Equatable {
+    public struct Failure: Error, CustomStringConvertible, Equatable {
         /// The sentence shown to the user.
-        var description: String
+        public var description: String
     }
 
     /// Parses hex text.
@@ -12,7 +12,7 @@ enum HexInput {
     /// - Returns: the bytes.
     /// - Throws: ``Failure`` naming the character offset of a character that is not a hex digit or separator, or
     ///   the digit count when it is odd.
-    static func bytes(_ text: String) throws(Failure) -> [UInt8] {
+    public static func bytes(_ text: String) throws(Failure) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count / 2)
         var high: UInt8?

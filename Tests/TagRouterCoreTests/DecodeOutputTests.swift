@@ -2,7 +2,7 @@ import Foundation
 import NDEF
 import Testing
 
-@testable import tagrouter
+@testable import TagRouterCore
 
 @Test(
     arguments: [

@@ -1,10 +1,17 @@
 /// Which readers `--reader` picks: a pattern with `*` (any run of characters) and `?` (one character) matched
 /// against the whole name, or, without wildcards, any reader whose name contains the text.
-struct ReaderPattern: Sendable {
-    let text: String
+public struct ReaderPattern: Sendable {
+    /// The pattern as given.
+    public let text: String
+
+    /// Creates a pattern.
+    /// - Parameter text: the pattern as given.
+    public init(text: String) {
+        self.text = text
+    }
 
     /// Whether the reader's name matches.
-    func matches(_ reader: String) -> Bool {
+    public func matches(_ reader: String) -> Bool {
         guard text.contains("*") || text.contains("?") else {
             return reader.contains(text)
         }

@@ -3,9 +3,9 @@ import NDEF
 import NFCTag
 
 /// What `tagrouter decode` prints, as functions tests can call.
-enum DecodeOutput {
+public enum DecodeOutput {
     /// Where the message bytes come from.
-    enum Input: Equatable {
+    public enum Input: Equatable, Sendable {
         /// Hex text (argument or standard input).
         case hex(String)
         /// Raw bytes (a file).
@@ -13,9 +13,34 @@ enum DecodeOutput {
     }
 
     /// A sentence for standard error.
-    struct Failure: Error, CustomStringConvertible, Equatable {
+    public struct Failure: Error, CustomStringConvertible, Equatable {
         /// The sentence.
-        var description: String
+        public var description: String
+    }
+
+    /// `tagrouter decode`: the message from hex text, a file, or hex on standard input.
+    /// - Parameters:
+    ///   - hex: the message as hex, if given as an argument.
+    ///   - file: a file holding the raw message, if given.
+    ///   - json: print `{"records": [...]}` instead of the tree.
+    ///   - tlv: the input is a Type 2 data area.
+    /// - Returns: the records; status 1 with the reason (and its byte offset) when the input is not a message.
+    public static func output(hex: String?, file: String?, json: Bool, tlv: Bool) -> CommandOutput {
+        let input: Input
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                return .failure("cannot read file \"\(file)\"")
+            }
+            input = .bytes(Array(data))
+        } else if let hex {
+            input = .hex(hex)
+        } else {
+            input = .hex(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
+        }
+        switch render(input, json: json, tlv: tlv) {
+        case .success(let text): return .lines([text])
+        case .failure(let failure): return .failure(failure.description)
+        }
     }
 
     /// How many payload bytes the tree shows before eliding the rest.
@@ -27,7 +52,7 @@ enum DecodeOutput {
     ///   - json: `true` for `{"records": [...]}`, `false` for the human tree.
     ///   - tlv: `true` when the input is a Type 2 data area (tag byte 16 on): walk its TLVs to the NDEF TLV first.
     /// - Returns: the text for standard output, or the error sentence for standard error.
-    static func render(_ input: Input, json: Bool, tlv: Bool = false) -> Result<String, Failure> {
+    public static func render(_ input: Input, json: Bool, tlv: Bool = false) -> Result<String, Failure> {
         var bytes: [UInt8]
         switch input {
         case .bytes(let raw): bytes = raw
@@ -63,11 +88,7 @@ enum DecodeOutput {
     /// `{"records": [...]}`, keys sorted, slashes unescaped.
     static func json(_ message: NDEFMessage) -> String {
         struct Document: Encodable { var records: [RecordSummary] }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding strings, optionals and arrays cannot fail.
-        let data = (try? encoder.encode(Document(records: message.records.map(\.summary)))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return JSONOutput.line(Document(records: message.records.map(\.summary)))
     }
 
     /// The human-readable tree: a header line, then one block per record, Smart Poster contents indented.

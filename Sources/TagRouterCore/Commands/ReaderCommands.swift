@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import NDEF
+import NFCTag
+import PCSC
+
+/// `tagrouter readers` and `tagrouter read` (docs/cli.md): what pcscd sees, and one tag read on demand.
+public enum ReaderCommands {
+    /// The logger of `readers`, `read` and `emulate`: warnings and errors on standard error, so standard output
+    /// holds only the command's result (a JSON document stays parseable). Leaves the global logging system alone.
+    static var logger: Logger {
+        var logger = Logger(label: "tagrouter") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// One reader and what is on it, as `readers --json` prints it.
+    struct Entry: Encodable {
+        /// What is known about the tag on the reader.
+        struct Tag: Encodable {
+            var uid: String?
+            var tech: String
+            var atr: String
+            /// Why the tag could not be read fully, if it could not.
+            var error: String?
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(uid, forKey: .uid)
+                try container.encode(tech, forKey: .tech)
+                try container.encode(atr, forKey: .atr)
+                try container.encodeIfPresent(error, forKey: .error)
+            }
+
+            private enum CodingKeys: String, CodingKey { case uid, tech, atr, error }
+        }
+
+        var reader: String
+        var tag: Tag?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(reader, forKey: .reader)
+            try container.encode(tag, forKey: .tag)
+        }
+
+        private enum CodingKeys: String, CodingKey { case reader, tag }
+    }
+
+    /// `tagrouter readers`: every reader and the tag on each.
+    /// - Parameter json: print a JSON array instead of one line per reader.
+    /// - Returns: the listing; status 1 with one sentence when pcscd cannot be reached or refuses access.
+    public static func readers(json: Bool) async -> CommandOutput {
+        let entries: [Entry]
+        do {
+            entries = try await PCSCContext.withContext(logger: logger, survey)
+        } catch {
+            return .failure("\(error)")
+        }
+        if json { return .lines([JSONOutput.line(entries)]) }
+        if entries.isEmpty { return .lines(["no readers"]) }
+        return .lines(
+            entries.map { entry in
+                guard let tag = entry.tag else { return "\(entry.reader): no tag" }
+                let line = "\(entry.reader): \(tag.tech) \(tag.uid ?? "(no UID)") ATR \(tag.atr)"
+                return tag.error.map { line + " (\($0))" } ?? line
+            })
+    }
+
+    /// Lists the readers and reads the tag on each.
+    private static func survey(context: PCSCContext) async throws -> [Entry] {
+        let readers = try await context.readers()
+        var entries: [Entry] = []
+        for status in try await context.status(of: readers) {
+            guard status.isCardPresent else {
+                entries.append(Entry(reader: status.reader))
+                continue
+            }
+            do {
+                let report = try await TagReport.read(reader: status.reader, atr: status.atr, context: context)
+                entries.append(
+                    Entry(reader: status.reader, tag: .init(uid: report.uid, tech: report.tech, atr: report.atr)))
+            } catch {
+                let tech = ATRInfo(atr: status.atr).technology?.rawValue ?? "unknown"
+                let atr = HexText.string(status.atr, uppercase: true)
+                entries.append(
+                    Entry(reader: status.reader, tag: .init(uid: nil, tech: tech, atr: atr, error: "\(error)")))
+            }
+        }
+        return entries
+    }
+
+    /// `tagrouter read`: the tag on the first matching reader, or the next one presented.
+    /// - Parameters:
+    ///   - readers: `--reader` patterns; any reader when empty.
+    ///   - wait: wait for a tag instead of failing when none is there.
+    ///   - json: print one JSON document instead of lines.
+    /// - Returns: the tag; status 1 with one sentence when it could not be read.
+    public static func read(readers: [String], wait: Bool, json: Bool) async -> CommandOutput {
+        let patterns = readers.map(ReaderPattern.init(text:))
+        let accepts = { (name: String) in patterns.isEmpty || patterns.contains { $0.matches(name) } }
+        do {
+            let report = try await wait ? waitAndRead(accepts: accepts) : readPresent(patterns: patterns)
+            return .lines(json ? [try JSONOutput.encoded(report)] : report.lines)
+        } catch {
+            return .failure("\(error)")
+        }
+    }
+
+    /// Reads the first tag already on a matching reader.
+    private static func readPresent(patterns: [ReaderPattern]) async throws -> TagReport {
+        try await PCSCContext.withContext(logger: logger) { context in
+            let readers = try await context.readers()
+            let matching = readers.filter { name in patterns.isEmpty || patterns.contains { $0.matches(name) } }
+            guard !matching.isEmpty else {
+                throw CommandFailure(noReaderSentence(patterns: patterns, readers: readers))
+            }
+            let statuses = try await context.status(of: matching)
+            guard let status = statuses.first(where: \.isCardPresent) else {
+                let names = matching.map { "\"\($0)\"" }.joined(separator: ", ")
+                throw CommandFailure("no tag on \(names); present one or use --wait")
+            }
+            return try await TagReport.read(reader: status.reader, atr: status.atr, context: context)
+        }
+    }
+
+    /// Waits for a tag on a matching reader (one already there counts) and reads it.
+    private static func waitAndRead(accepts: (String) -> Bool) async throws -> TagReport {
+        for await event in ReaderWatcher(logger: logger) {
+            guard case .cardPresented(let reader, let atr, _) = event, accepts(reader) else { continue }
+            return try await PCSCContext.withContext(logger: logger) { context in
+                try await TagReport.read(reader: reader, atr: atr, context: context)
+            }
+        }
+        throw CancellationError()
+    }
+
+    private static func noReaderSentence(patterns: [ReaderPattern], readers: [String]) -> String {
+        guard !patterns.isEmpty else { return "no reader found; is the reader plugged in and pcscd running?" }
+        let known =
+            readers.isEmpty ? "there is none" : "readers: " + readers.map { "\"\($0)\"" }.joined(separator: ", ")
+        let wanted = patterns.map { "\"\($0.text)\"" }.joined(separator: " or ")
+        return "no reader matches \(wanted) (\(known))"
+    }
+}
+
+/// The one JSON style of the command line: keys sorted, slashes unescaped, one line.
+enum JSONOutput {
+    /// Encodes a value.
+    static func encoded(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// Encodes a value that cannot fail to encode (strings, numbers, optionals, arrays of them).
+    static func line(_ value: some Encodable) -> String {
+        (try? encoded(value)) ?? "null"
+    }
+}
