@@ -4,8 +4,10 @@ import NDEF
 public import TagActions
 import TagRules
 
-/// Renders the actions of every matched rule for a tap and has them carried out, all at once: commands start
-/// at once and are awaited in parallel, webhooks are queued in the durable outbox.
+/// Renders the actions of every matched rule for a tap and has them carried out: the actions of one rule in the
+/// order they are written, each once the one before it is done (a command has exited or been killed at its
+/// timeout, a webhook is queued in the durable outbox, the opener has returned), and the rules of one tap side
+/// by side (docs/rules.md, "Order and fan-out").
 public struct Dispatcher: Sendable {
     /// What to do with rendered actions.
     public enum Mode: Sendable {
@@ -58,8 +60,9 @@ public struct Dispatcher: Sendable {
             return RuleDispatch(
                 rule: rule.name, result: .performed(actions.map { ActionOutcome(kind: $0.kind, result: .dryRun) }))
         }
-        let outcomes = await actions.concurrentMap { action in
-            await performer.perform(action, rule: rule.name, document: document)
+        var outcomes: [ActionOutcome] = []
+        for action in actions {
+            outcomes.append(await performer.perform(action, rule: rule.name, document: document))
         }
         return RuleDispatch(rule: rule.name, result: .performed(outcomes))
     }

@@ -214,6 +214,36 @@ private let rules = """
         #expect(embedded.performer.actions.isEmpty)
     }
 
+    @Test func aRulesActionsRunInOrderAndRulesItContinuesToRunBesideIt() async throws {
+        let performer = RecordingPerformer(commandTime: .milliseconds(100))
+        let embedded = try EmbeddedRouter(
+            rules: """
+                version: 1
+                rules:
+                  - name: log
+                    continue: true
+                    match: { domains: [music.example] }
+                    run: ["/bin/logger", "log"]
+                  - name: music
+                    match: { domains: [music.example] }
+                    actions:
+                      - run: ["/usr/bin/mpc", "clear"]
+                      - run: ["/usr/bin/mpc", "add"]
+                      - run: ["/usr/bin/mpc", "play"]
+                """, performer: performer)
+        let tap = try #require(try embedded.present(door, uri: "https://music.example/x", eventCount: 1))
+        guard case .dispatched(_, let dispatch) = await embedded.process(tap) else {
+            Issue.record("expected a dispatch")
+            return
+        }
+        #expect(dispatch.rules.map(\.rule) == ["log", "music"])
+        let music = performer.commandSteps.filter { $0 != "start log" && $0 != "end log" }
+        #expect(music == ["start clear", "end clear", "start add", "end add", "start play", "end play"])
+        // The other rule's command is not queued behind them: it starts before the first one ends.
+        let steps = performer.commandSteps
+        #expect(try #require(steps.firstIndex(of: "start log")) < #require(steps.firstIndex(of: "end clear")))
+    }
+
     @Test func aWebhookIsQueuedAndItsDeliveryNamed() async throws {
         let embedded = try EmbeddedRouter(rules: rules)
         let tap = try #require(try embedded.present(door, uri: "https://hook.example/x", eventCount: 1))
