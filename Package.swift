@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// One settings array for every target (STYLE.md): Swift 6 language mode, strict concurrency, warnings are bugs.
+/// One settings array for every target (docs/development.md, "Conventions"): Swift 6 language mode, strict concurrency, warnings are bugs.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),

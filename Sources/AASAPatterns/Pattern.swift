@@ -1,4 +1,4 @@
-/// A compiled wildcard pattern of the rule language (RULES.md, "AASA components"): matched against the whole
+/// A compiled wildcard pattern of the rule language (docs/rules.md, "Patterns"): matched against the whole
 /// subject, with `*` (zero or more characters), `?` (exactly one), `?*` (one or more), `$(name)` (one value of a
 /// substitution variable or one character of a predefined class) and the escapes `\*` `\?` `\$` `\\`.
 public struct Pattern: Sendable, Hashable, CustomStringConvertible {

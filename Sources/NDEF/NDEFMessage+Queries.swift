@@ -1,5 +1,5 @@
 extension NDEFMessage {
-    /// The tag's URI (RULES.md): the first URI in message order among well-known `U` records, the `U` record
+    /// The tag's URI (docs/rules.md, "The tag's URI"): the first URI in message order among well-known `U` records, the `U` record
     /// nested in a Smart Poster, and absolute-URI (TNF 3) records; `nil` if there is none.
     public var tagURI: String? {
         for record in records {

@@ -1,5 +1,5 @@
 extension NDEFRecord {
-    /// The record in the JSON shape of RULES.md (the records table under "webhook"): TNF name, type text,
+    /// The record in the JSON shape of docs/rules.md, "Records in JSON": TNF name, type text,
     /// lowercase hex ID and payload, and the fields of the kinds this module interprets.
     public var summary: RecordSummary {
         var summary = RecordSummary(

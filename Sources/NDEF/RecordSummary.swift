@@ -1,4 +1,4 @@
-/// One record in the JSON shape every `--json` output and the webhook event document use (RULES.md, the records
+/// One record in the JSON shape every `--json` output and the webhook event document use (docs/rules.md, "Records in JSON", the records
 /// table under "webhook"). Optional fields are left out of the JSON when absent.
 public struct RecordSummary: Sendable, Hashable, Encodable {
     /// `empty`, `well-known`, `media`, `absolute-uri`, `external` or `unknown`.

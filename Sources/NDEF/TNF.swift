@@ -17,7 +17,7 @@ public enum TNF: UInt8, Sendable, Hashable, CaseIterable {
     /// Reserved by the NFC Forum; a record carrying it is invalid.
     case reserved = 7
 
-    /// The name used in JSON output (RULES.md): `empty`, `well-known`, `media`, `absolute-uri`, `external`,
+    /// The name used in JSON output (docs/rules.md, "Records in JSON"): `empty`, `well-known`, `media`, `absolute-uri`, `external`,
     /// `unknown`, `unchanged` or `reserved`.
     public var name: String {
         switch self {

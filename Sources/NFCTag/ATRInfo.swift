@@ -1,4 +1,4 @@
-/// What a contactless reader's synthesised ATR says about the card (PC/SC Part 3, TAGS.md).
+/// What a contactless reader's synthesised ATR says about the card (PC/SC Part 3; docs/tags.md, "ATR recognition").
 ///
 /// Storage cards carry `3B 8F 80 01 80 4F 0C A0 00 00 03 06 SS NN NN 00 00 00 00 TCK`, naming their standard
 /// (`SS`) and card (`NN NN`); anything else is taken for an ISO 14443-4 card, to be asked for the Type 4 NDEF

@@ -1,7 +1,7 @@
 extension CardChannel {
     /// Sends a command and checks that a status word came back.
     ///
-    /// Any error from `transmit` means the tag is gone (TAGS.md: every driver reports removal differently),
+    /// Any error from `transmit` means the tag is gone (docs/tags.md, "When something fails": every driver reports removal differently),
     /// so it becomes `NFCTagError.tagRemoved` with the original as cause; cancellation passes through as is.
     /// - Parameter command: the command APDU.
     /// - Returns: the response, at least two bytes long.

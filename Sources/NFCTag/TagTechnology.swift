@@ -1,4 +1,4 @@
-/// The technology of a tag, as named in rules and JSON output (RULES.md, `tech`).
+/// The technology of a tag, as named in rules and JSON output (docs/rules.md, "Conditions", `tech`).
 public enum TagTechnology: String, Sendable, Hashable, CaseIterable {
     /// NFC Forum Type 2: MIFARE Ultralight, NTAG21x.
     case type2

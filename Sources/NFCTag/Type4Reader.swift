@@ -1,5 +1,5 @@
 /// Reads the NDEF message of an NFC Forum Type 4 tag (ISO-DEP: DESFire, NTAG 424, phones in card emulation)
-/// with ISO 7816-4 SELECT and READ BINARY (TAGS.md, NFC Forum Type 4 Tag spec).
+/// with ISO 7816-4 SELECT and READ BINARY (docs/tags.md, "Type 4 tags"; NFC Forum Type 4 Tag specification).
 ///
 /// Sequence: select the NDEF application (mapping v2 AID, then v1), select and read the CC file, select the
 /// NDEF file, then read NLEN and the message. NLEN is folded into the first read (offset 0, as many bytes as

@@ -1,4 +1,4 @@
-/// The three kinds of action a rule can carry (RULES.md, "Actions").
+/// The three kinds of action a rule can carry (docs/rules.md, "Actions").
 public enum ActionKind: String, Sendable, Hashable, CaseIterable {
     /// A command, executed directly from an argument vector.
     case run

@@ -14,7 +14,7 @@ public struct CommandAction: Sendable, Hashable {
     ///   - argv: the argument vector, program first.
     ///   - environment: extra environment variables.
     ///   - workingDirectory: the working directory, if any.
-    ///   - timeout: the time limit; RULES.md's default is 10 s.
+    ///   - timeout: the time limit; the default is 10 s (docs/rules.md, "`run`: commands").
     public init(
         argv: [String],
         environment: [String: String] = [:],

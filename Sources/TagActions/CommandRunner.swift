@@ -20,7 +20,7 @@ public struct CommandRunner: Sendable {
     ///   - concurrency: how many commands may run at once (`tagrouter run --concurrency`, default 4).
     ///   - queueLimit: how many may wait for a slot; further ones are dropped with an error log.
     ///   - outputLimit: how many bytes of stdout and of stderr to keep; the rest is read and discarded.
-    ///   - killGrace: time between SIGTERM and SIGKILL after a timeout (2 s per RULES.md).
+    ///   - killGrace: time between SIGTERM and SIGKILL after a timeout (2 s: docs/rules.md, "`run`: commands").
     ///   - logger: where results are logged.
     public init(
         concurrency: Int = 4,

@@ -1,7 +1,7 @@
 import Foundation
 public import NDEF
 
-/// The event document of RULES.md ("webhook"): the default webhook body and `TAG_EVENT_JSON`.
+/// The event document (docs/rules.md, "The event document"): the default webhook body and `TAG_EVENT_JSON`.
 ///
 /// Encoded with sorted keys and unescaped slashes, so the same event always gives the same bytes.
 public struct EventDocument: Sendable, Hashable, Encodable {
@@ -34,7 +34,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
     public var tag: Tag
     /// The tag's URI, if it has one.
     public var uri: String?
-    /// The records, in the shape of RULES.md.
+    /// The records, in the shape of docs/rules.md, "Records in JSON".
     public var records: [RecordSummary]
 
     /// Creates a document.

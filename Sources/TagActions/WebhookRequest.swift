@@ -48,7 +48,7 @@ public struct WebhookRequest: Sendable, Hashable {
     ///   - body: the body (the event document unless the rule has its own).
     ///   - contentType: the body's media type.
     ///   - secret: the signing secret, if any.
-    ///   - timeout: the per-attempt time limit (RULES.md example: 5 s).
+    ///   - timeout: the per-attempt time limit (docs/rules.md, "`webhook`: HTTP requests").
     ///   - retryFor: how long to retry.
     ///   - eventID: the event id.
     ///   - rule: the rule name.

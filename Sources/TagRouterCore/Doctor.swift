@@ -4,7 +4,7 @@ import NFCTag
 import PCSC
 import TagRules
 
-/// `tagrouter doctor`: checks what TagRouter needs, each with the fix (README, "Operations").
+/// `tagrouter doctor`: checks what TagRouter needs, each with the fix (docs/cli.md, "tagrouter doctor"; docs/operations.md).
 public enum Doctor {
     /// Runs every check.
     /// - Parameters:

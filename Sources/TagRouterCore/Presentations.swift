@@ -1,4 +1,4 @@
-/// The readers present, and the presentation and cooldown bookkeeping of each (RULES.md, "Presentations and
+/// The readers present, and the presentation and cooldown bookkeeping of each (docs/rules.md, "Presentations and
 /// cooldown"): the one owner of reader state in the router.
 ///
 /// A value type with no I/O: the router feeds it reader events and tag identities and does what the returned

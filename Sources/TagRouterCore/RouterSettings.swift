@@ -23,7 +23,7 @@ public struct RouterSettings: Sendable {
     ///   - acceptsReader: the reader filter; every reader by default.
     ///   - isDryRun: dry-run mode.
     ///   - metricsAddress: the metrics address, if any.
-    ///   - concurrency: the command concurrency (RULES.md default: 4).
+    ///   - concurrency: the command concurrency (default 4: docs/cli.md, "tagrouter run").
     ///   - gracePeriod: the graceful-shutdown budget; 3 s by default, so the whole exit stays under 5 s.
     public init(
         rulesSources: [String],

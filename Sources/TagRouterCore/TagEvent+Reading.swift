@@ -3,7 +3,7 @@ public import NFCTag
 public import TagRules
 
 extension TagEvent {
-    /// The event rules see for a tag that was read (RULES.md, "The tag, as rules see it").
+    /// The event rules see for a tag that was read (docs/rules.md, "The tag as rules see it").
     /// - Parameters:
     ///   - reading: what the tag reader returned.
     ///   - message: the decoded NDEF message (empty for a blank or non-NDEF tag).

@@ -1,4 +1,4 @@
-/// What makes two presentations "the same tag" for cooldown (RULES.md, "Presentations and cooldown").
+/// What makes two presentations "the same tag" for cooldown (docs/rules.md, "Presentations and cooldown").
 ///
 /// A tag is known by its UID, unless the UID is random (ISO 14443-3 single-size random UIDs start with `08`,
 /// as phones emulating a card present a new one on every tap) or absent: then it is known by its NDEF bytes.

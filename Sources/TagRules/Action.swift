@@ -1,4 +1,4 @@
-/// One action of a rule, parsed and validated, its strings kept as templates (RULES.md, "Actions").
+/// One action of a rule, parsed and validated, its strings kept as templates (docs/rules.md, "Actions").
 public enum Action: Sendable, Hashable {
     /// Run a command from an argument vector, never through a shell.
     case run(RunAction)

@@ -3,7 +3,7 @@ import Foundation
 import Yams
 
 extension FileParser {
-    /// Reads the `components` (or legacy `paths`) of an apple-app-site-association file (RULES.md, `aasa`).
+    /// Reads the `components` (or legacy `paths`) of an apple-app-site-association file (docs/rules.md, "Importing an AASA file").
     func importAASA(_ node: Node, appID appIDNode: Node?, mode: MatchSubject.Mode) -> [ComponentObject]? {
         guard let (path, display) = string(node, "'aasa'") else { return nil }
         let appID = appIDNode.flatMap { string($0, "'appID'")?.value }

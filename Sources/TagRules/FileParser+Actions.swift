@@ -100,7 +100,7 @@ extension FileParser {
         return run
     }
 
-    /// Warns when a relative program is not on PATH (RULES.md: a warning, since PATH may differ at run time).
+    /// Warns when a relative program is not on PATH (docs/rules.md, "`run`: commands": a warning, since PATH may differ at run time).
     private func checkProgram(_ program: Template, node: Node) {
         guard program.isStatic else { return }
         let name = program.staticPrefix

@@ -1,7 +1,7 @@
 import AASAPatterns
 import Yams
 
-/// Turns one rules file's YAML nodes into rules, collecting a diagnostic for every problem (STYLE.md rule 9).
+/// Turns one rules file's YAML nodes into rules, collecting a diagnostic for every problem (docs/development.md, "Conventions").
 final class FileParser {
     let file: String
     let directory: String
@@ -137,7 +137,7 @@ final class FileParser {
         }
     }
 
-    /// A list of strings (a single string is an error: RULES.md's "string where a list is expected").
+    /// A list of strings (a single string is an error: docs/rules.md, "Value types").
     func stringList(_ node: Node, _ what: String) -> [(value: String, display: String, node: Node)]? {
         guard case .sequence(let sequence) = node else {
             error(node, "\(what) must be a list, not \(Self.kind(node)) (write [\(node.scalar?.string ?? "…")])")

@@ -1,6 +1,6 @@
 import AASAPatterns
 
-/// The conditions of a rule's `match`, validated and compiled (RULES.md, "Matching"). All given must hold.
+/// The conditions of a rule's `match`, validated and compiled (docs/rules.md, "Conditions"). All given must hold.
 struct MatchConditions: Sendable {
     var domains: [DomainPattern]?
     var schemes: [String]?

@@ -1,9 +1,9 @@
-/// A placeholder of the rule language: `{uri}`, `{query.NAME}`… (RULES.md, "Actions").
+/// A placeholder of the rule language: `{uri}`, `{query.NAME}`… (docs/rules.md, "Placeholders").
 public enum Placeholder: Sendable, Hashable {
     case uri, scheme, host, path, query, fragment, uid, reader, tech, rule, text, eventID, time
     /// `{query.NAME}`: the first value of query item NAME, percent-decoded.
     case queryItem(String)
-    /// `{ha_tag_id}`: the Home Assistant tag id (an extension, see the README).
+    /// `{ha_tag_id}`: the Home Assistant tag id (an extension, docs/rules.md, "Placeholders").
     case homeAssistantTagID
 
     /// The simple placeholders by name.

@@ -92,7 +92,7 @@ public struct Rule: Sendable {
         }
     }
 
-    /// The `TAG_*` variables every command gets (RULES.md, "run"); `TAG_EVENT_JSON` is added by TagActions.
+    /// The `TAG_*` variables every command gets (docs/rules.md, "`run`: commands"); `TAG_EVENT_JSON` is added by TagActions.
     static func eventEnvironment(_ values: PlaceholderValues) -> [String: String] {
         [
             "TAG_URI": values[.uri], "TAG_UID": values[.uid], "TAG_READER": values[.reader],

@@ -1,6 +1,6 @@
 import AASAPatterns
 
-/// Which rules can possibly match a URI, so that a match costs the same with 10 rules or 10,000 (RULES.md
+/// Which rules can possibly match a URI, so that a match costs the same with 10 rules or 10,000 (docs/rules.md, "Order and fan-out"
 /// performance goal): rules with `domains` are bucketed by scheme and exact host (hashed) and by scheme and the
 /// parent domain of wildcard entries (looked up label by label from the right; a `domains` rule without
 /// `schemes` is filed under http and https), rules with only `schemes` by scheme, rules with

@@ -1,6 +1,6 @@
 import AASAPatterns
 
-/// A loaded, validated set of rules in load order, indexed for matching (RULES.md).
+/// A loaded, validated set of rules in load order, indexed for matching (docs/rules.md, "Order and fan-out").
 public struct RuleSet: Sendable {
     /// The rules in load order.
     public let rules: [Rule]
@@ -39,7 +39,7 @@ public struct RuleSet: Sendable {
     }
 
     /// The rules that match an event: the first matching rule, preceded by every matching `continue: true` rule
-    /// before it (RULES.md, "Order and fan-out"). Empty: the tag is ignored.
+    /// before it (docs/rules.md, "Order and fan-out"). Empty: the tag is ignored.
     /// - Parameter event: the tag event.
     /// - Returns: the matched rules in order.
     public func match(_ event: TagEvent) -> [MatchedRule] {
@@ -57,7 +57,7 @@ public struct RuleSet: Sendable {
         return matched
     }
 
-    /// Every rule in order, whether it matched and what decided (RULES.md, `match --explain`).
+    /// Every rule in order, whether it matched and what decided (docs/cli.md, "tagrouter match").
     /// - Parameter event: the tag event.
     /// - Returns: one explanation per rule.
     public func explain(_ event: TagEvent) -> [Explanation] {

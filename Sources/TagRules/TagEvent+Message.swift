@@ -1,7 +1,7 @@
 public import NDEF
 
 extension TagEvent {
-    /// Creates the event for a tag from its decoded NDEF message: the tag's URI (the first-URI rule of RULES.md),
+    /// Creates the event for a tag from its decoded NDEF message: the tag's URI (docs/rules.md, "The tag's URI"),
     /// the texts, media types and external types are taken from the message.
     /// - Parameters:
     ///   - uid: the UID as hex, if the tag has one (normalized to upper case).

@@ -1,6 +1,6 @@
 public import NDEF
 
-/// One presentation of a tag, as rules see it (RULES.md, "The tag, as rules see it").
+/// One presentation of a tag, as rules see it (docs/rules.md, "The tag as rules see it").
 public struct TagEvent: Sendable, Hashable {
     /// The UID as uppercase hex without separators, if the tag has one.
     public var uid: String?
@@ -10,7 +10,7 @@ public struct TagEvent: Sendable, Hashable {
     public var tech: String
     /// The decoded NDEF records in message order.
     public var records: [NDEFRecord]
-    /// The tag's URI (the first-URI rule of RULES.md), expanded, if there is one.
+    /// The tag's URI (docs/rules.md, "The tag's URI"), expanded, if there is one.
     public var uri: String?
     /// The texts of the Text records, in message order (Smart Poster titles excluded).
     public var texts: [String]

@@ -1,7 +1,7 @@
 import AASAPatterns
 
 /// A string with placeholders (`{uri}`, `{query.NAME}`…) and expanded `${VAR}` secrets, parsed when the rules
-/// load and rendered for each tag event (RULES.md, "Actions").
+/// load and rendered for each tag event (docs/rules.md, "Placeholders").
 public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// One piece of a template.
     enum Segment: Sendable, Hashable {

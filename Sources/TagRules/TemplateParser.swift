@@ -1,7 +1,7 @@
 import AASAPatterns
 import Foundation
 
-/// Parses template text and expands `${NAME}` / `${NAME:-default}` (RULES.md, "Files" and "Actions").
+/// Parses template text and expands `${NAME}` / `${NAME:-default}` (docs/rules.md, "Environment variables in rules" and "Placeholders").
 struct TemplateParser {
     /// The environment `${NAME}` reads.
     var environment: [String: String]

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Event document, event ids, timestamps")
 struct EventDocumentTests {
-    @Test("the event document has the RULES.md shape, sorted keys, unescaped slashes")
+    @Test("the event document has the shape of docs/rules.md, sorted keys, unescaped slashes")
     func documentShape() {
         var record = RecordSummary(tnf: "well-known", type: "U", payload: "04686f6d65")
         record.uri = "https://home.example.com/door"

@@ -2,7 +2,7 @@ public import NFCTag
 import Synchronization
 
 /// A Type 2 tag behind a PC/SC reader, as a memory image: answers `FF CA 00 00 00` with the UID and
-/// `FF B0 00 <page> <Le>` with pages, the way the reader kinds of TAGS.md do.
+/// `FF B0 00 <page> <Le>` with pages, the way the readers of docs/tags.md do.
 public final class Type2Memory: CardChannel {
     /// How the reader answers a READ BINARY.
     public enum ReaderKind: Sendable {
