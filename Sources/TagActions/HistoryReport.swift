@@ -1,4 +1,5 @@
 import Foundation
+import NDEF
 
 /// What `tagrouter history` prints: recent taps and webhook deliveries, newest first.
 public struct HistoryReport: Sendable, Hashable, Encodable {
@@ -51,17 +52,7 @@ public struct HistoryReport: Sendable, Hashable, Encodable {
 
     /// Text safe for one terminal line: control characters escaped, long text cut.
     static func quoted(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars.prefix(300) {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return text.unicodeScalars.count > 300 ? out + "…" : out
+        let shown = PrintableText.line(String(String.UnicodeScalarView(text.unicodeScalars.prefix(300))))
+        return text.unicodeScalars.count > 300 ? shown + "…" : shown
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import NDEF
 import Synchronization
 import TagActions
 
@@ -72,26 +73,10 @@ public struct LogLine: LogHandler {
         let needsQuotes =
             value.isEmpty
             || value.unicodeScalars.contains {
-                $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 || $0.value == 0x7F
+                $0 == " " || $0 == "\"" || $0 == "=" || PrintableText.isControl($0)
             }
         guard needsQuotes else { return value }
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += "\\u{" + String(scalar.value, radix: 16) + "}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        return "\"" + PrintableText.line(value, escapingQuotes: true) + "\""
     }
 
     private static let lock = Mutex(())

@@ -1,4 +1,5 @@
 import AASAPatterns
+import NDEF
 import Yams
 
 /// A component object as written (YAML or AASA JSON), before its patterns are compiled.
@@ -140,6 +141,6 @@ extension FileParser {
     }
 
     private func quoted(_ text: String) -> String {
-        "\"" + JSONText.escaped(text) + "\""
+        "\"" + PrintableText.json(text) + "\""
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NDEF
 
 /// The outcome of `tagrouter match`: a dry run of one tag event against a rule set.
 public struct MatchReport: Sendable, Encodable {
@@ -75,7 +76,7 @@ public struct MatchReport: Sendable, Encodable {
 
     /// One action in one line.
     static func describe(_ action: RenderedAction) -> String {
-        func quote(_ text: String) -> String { "\"" + JSONText.escaped(text) + "\"" }
+        func quote(_ text: String) -> String { "\"" + PrintableText.json(text) + "\"" }
         switch action {
         case .open(let uri):
             return "open \(quote(uri))"

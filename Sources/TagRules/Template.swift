@@ -1,4 +1,5 @@
 import AASAPatterns
+import NDEF
 
 /// A string with placeholders (`{uri}`, `{query.NAME}`…) and expanded `${VAR}` secrets, parsed when the rules
 /// load and rendered for each tag event (docs/rules.md, "Placeholders").
@@ -87,7 +88,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
                 switch escaping {
                 case .plain: out += value
                 case .url: out += URIText.percentEncodedComponent(value)
-                case .json: out += JSONText.escaped(value)
+                case .json: out += PrintableText.json(value)
                 case .header:
                     if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) {
                         throw TagRulesError(

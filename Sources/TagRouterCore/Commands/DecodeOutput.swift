@@ -134,16 +134,6 @@ public enum DecodeOutput {
 
     /// Text from a tag with control characters escaped, so a tag cannot drive the terminal.
     static func printable(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar == "\u{2028}"
-                || scalar == "\u{2029}"
-            {
-                out += scalar.escaped(asASCII: true)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        PrintableText.line(text)
     }
 }

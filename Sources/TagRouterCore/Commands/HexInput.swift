@@ -1,3 +1,5 @@
+import NDEF
+
 /// Hex text typed or piped by a user: digits in any case, with spaces, tabs, colons, dashes and newlines
 /// between them.
 public enum HexInput {
@@ -43,6 +45,6 @@ public enum HexInput {
 
     /// The character in quotes, control characters escaped.
     private static func quoted(_ character: Character) -> String {
-        "'" + character.unicodeScalars.map { $0.escaped(asASCII: false) }.joined() + "'"
+        "'" + PrintableText.line(String(character)) + "'"
     }
 }
