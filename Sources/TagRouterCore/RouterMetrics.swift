@@ -17,7 +17,7 @@ public struct RouterMetrics: Sendable {
     let readersPresent: Gauge
     /// Webhook deliveries waiting in the outbox.
     let outboxDepth: Gauge
-    /// Time from the reader event to the last action started (command spawned, webhook queued).
+    /// Time from the reader event to the start of the dispatch (the tap line's `latency_ms`).
     let tapToDispatch: Timer
 
     /// Creates the metrics.

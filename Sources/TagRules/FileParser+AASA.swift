@@ -3,7 +3,9 @@ import Foundation
 import Yams
 
 extension FileParser {
-    /// Reads the `components` (or legacy `paths`) of an apple-app-site-association file (docs/rules.md, "Importing an AASA file").
+    /// Reads the `components` (or legacy `paths`) of an apple-app-site-association file (docs/rules.md, "Importing an
+    /// AASA file"). Its `defaults` apply as Apple applies them: a component's own `caseSensitive` and
+    /// `percentEncoded` over its `details` entry's `defaults`, over the file's `applinks.defaults`, over the rule's.
     func importAASA(_ node: Node, appID appIDNode: Node?, mode: MatchSubject.Mode) -> [ComponentObject]? {
         guard let (path, display) = string(node, "'aasa'") else { return nil }
         let appID = appIDNode.flatMap { string($0, "'appID'")?.value }
@@ -39,9 +41,16 @@ extension FileParser {
         if chosen.isEmpty {
             return invalid(appID.map { "no 'details' entry for appID '\($0)'" } ?? "'applinks.details' is empty")
         }
+        guard let fileMode = Self.defaults(applinks["defaults"], over: mode) else {
+            return invalid("'applinks.defaults' must be an object of 'caseSensitive' and 'percentEncoded' booleans")
+        }
         var objects: [ComponentObject] = []
         let importLocation = location(node)
         for entry in chosen {
+            guard let mode = Self.defaults(entry["defaults"], over: fileMode) else {
+                return invalid(
+                    "a 'details' entry's 'defaults' must be an object of 'caseSensitive' and 'percentEncoded' booleans")
+            }
             if let components = entry["components"] as? [[String: Any]] {
                 for component in components {
                     guard let raw = rawComponent(component, location: importLocation) else {
@@ -67,6 +76,19 @@ extension FileParser {
             }
         }
         return objects
+    }
+
+    /// The mode an AASA `defaults` object sets over `base`; nil when it is not an object of booleans. Keys other
+    /// than `caseSensitive` and `percentEncoded` are ignored, as Apple ignores keys it does not know.
+    static func defaults(_ value: Any?, over base: MatchSubject.Mode) -> MatchSubject.Mode? {
+        guard let value else { return base }
+        guard let object = value as? [String: Any] else { return nil }
+        var mode = base
+        for (key, setting) in object where key == "caseSensitive" || key == "percentEncoded" {
+            guard let flag = setting as? Bool else { return nil }
+            if key == "caseSensitive" { mode.caseSensitive = flag } else { mode.percentEncoded = flag }
+        }
+        return mode
     }
 
     private func rawComponent(_ object: [String: Any], location: SourceLocation) -> RawComponent? {

@@ -18,8 +18,12 @@ extension FileParser {
             guard let mapping = mapping(item, "an action") else { continue }
             let entries = entries(mapping, allowed: ["run", "open", "webhook"], context: "in an action \(context)")
             if entries.count != 1 {
-                if mapping.count <= 1 { continue }
-                error(item, "an action has exactly one of 'run', 'open' or 'webhook' \(context)")
+                // One unknown key was reported by `entries`; none at all, or several, are reported here.
+                if mapping.isEmpty {
+                    error(item, "an action is empty \(context) (give one of 'run', 'open' or 'webhook')")
+                } else if mapping.count > 1 {
+                    error(item, "an action has exactly one of 'run', 'open' or 'webhook' \(context)")
+                }
                 continue
             }
             if let action = parseAction(entries[0].key, entries[0].value, context: context) { actions.append(action) }

@@ -45,3 +45,59 @@ func aasaImport(appID: String, uri: String, expected: Bool) throws {
             "f.yaml:6:37: error: 'apple-app-site-association' is not a valid AASA file: no 'details' entry for appID 'X.y'"
         ])
 }
+
+/// An AASA file's `defaults` (file-wide and per `details` entry) apply under each component's own settings, as
+/// Apple documents for `applinks` (docs/rules.md, "Importing an AASA file").
+@Test(
+    arguments: [
+        // File default caseSensitive false: /Shop/ matches /shop/*.
+        (
+            #"{"applinks": {"defaults": {"caseSensitive": false}, "details": [{"appIDs": ["A.b"], "components": [{"/": "/shop/*"}]}]}}"#,
+            "https://e.com/SHOP/1", true
+        ),
+        // Without defaults, case matters.
+        (
+            #"{"applinks": {"details": [{"appIDs": ["A.b"], "components": [{"/": "/shop/*"}]}]}}"#,
+            "https://e.com/SHOP/1", false
+        ),
+        // The entry's defaults override the file's.
+        (
+            #"{"applinks": {"defaults": {"caseSensitive": false}, "details": [{"appIDs": ["A.b"], "defaults": {"caseSensitive": true}, "components": [{"/": "/shop/*"}]}]}}"#,
+            "https://e.com/SHOP/1", false
+        ),
+        // The component's own setting overrides both.
+        (
+            #"{"applinks": {"defaults": {"caseSensitive": true}, "details": [{"appIDs": ["A.b"], "defaults": {"caseSensitive": true}, "components": [{"/": "/shop/*", "caseSensitive": false}]}]}}"#,
+            "https://e.com/SHOP/1", true
+        ),
+        // percentEncoded false from the entry: the pattern compares with the decoded path.
+        (
+            #"{"applinks": {"details": [{"appIDs": ["A.b"], "defaults": {"percentEncoded": false}, "components": [{"/": "/caf\u00e9"}]}]}}"#,
+            "https://e.com/caf%C3%A9", true
+        ),
+    ] as [(String, String, Bool)])
+func aasaDefaults(file: String, uri: String, expected: Bool) throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try Data(file.utf8).write(to: directory.appendingPathComponent("aasa.json"))
+    let yaml = RuleFixture.file(match: "{domains: [e.com], aasa: aasa.json}")
+    let result = RuleSet.load(files: [("f.yaml", yaml)], environment: [:], directory: directory.path)
+    let ruleSet = try #require(result.ruleSet, "\(result.diagnostics)")
+    #expect(ruleSet.match(RuleFixture.event(uri: uri)).isEmpty != expected)
+}
+
+@Test func aasaDefaultsOfTheWrongTypeAreRefused() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = #"{"applinks": {"defaults": {"caseSensitive": "no"}, "details": [{"appIDs": ["A.b"], "paths": ["*"]}]}}"#
+    try Data(file.utf8).write(to: directory.appendingPathComponent("aasa.json"))
+    let yaml = RuleFixture.file(match: "{domains: [e.com], aasa: aasa.json}")
+    let result = RuleSet.load(files: [("f.yaml", yaml)], environment: [:], directory: directory.path)
+    #expect(
+        result.diagnostics.map(\.headline) == [
+            "f.yaml:6:37: error: 'aasa.json' is not a valid AASA file: 'applinks.defaults' must be an object of "
+                + "'caseSensitive' and 'percentEncoded' booleans"
+        ])
+}

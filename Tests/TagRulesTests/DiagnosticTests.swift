@@ -127,6 +127,9 @@ let catalogue: [DiagnosticCase] = [
         name: "rule without action", yaml: rule("    match: {any: true}\n"),
         expected: ["f.yaml:3:5: error: rule 'r' has no action (add 'run', 'open', 'webhook' or 'actions')"]),
     DiagnosticCase(
+        name: "empty action in a list", yaml: rule("    match: {any: true}\n    actions: [{}]\n"),
+        expected: ["f.yaml:5:15: error: an action is empty in rule 'r' (give one of 'run', 'open' or 'webhook')"]),
+    DiagnosticCase(
         name: "run with empty argv", yaml: rule("    match: {any: true}\n    run: []\n"),
         expected: ["f.yaml:5:10: error: 'run' has an empty argv in rule 'r'"]),
     DiagnosticCase(
