@@ -1,13 +1,21 @@
 # The two commands of the README:
 #   make run    set up, build and start TagRouter
 #   make test   set up, build and pass every test (the fault suite included)
+# Packaging (docs/operations.md, "Install"):
+#   make release        the self-contained release binary (Swift runtime and Foundation linked statically)
+#   make install        binary, units, sysusers/tmpfiles entries, polkit rule, modprobe blacklist, example rules,
+#                       man pages, completions, docs; PREFIX (default /usr/local) and DESTDIR as usual
+#   make uninstall      removes what install put there, never /etc/tagrouter/rules nor the state
+#   make deb            dist/tagrouter_VERSION_ARCH.deb
+#   make package-test   builds the .deb, installs it into a throwaway Debian root and checks it works there
 # And for hardening (docs/RELIABILITY.md):
 #   make fault        only the fault suite (end to end, root)
 #   make fuzz-smoke   every fuzz target for FUZZ_SECONDS (default 30) seconds, two at a time
 SWIFT ?= swift
 CONFIG ?= debug
 
-.PHONY: run test fault fuzz-smoke build lint format bench clean
+.PHONY: run test fault fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
+	package-test
 
 build:
 	scripts/setup run
@@ -44,3 +52,85 @@ bench:
 
 clean:
 	rm -rf .build Benchmarks/.build
+
+# Packaging. Install paths follow the GNU and systemd conventions; the configuration lives in /etc/tagrouter
+# whatever the prefix (the units read it there).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+DOCDIR ?= $(DATADIR)/doc/tagrouter
+MANDIR ?= $(DATADIR)/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+# polkit and kmod only look in /usr and /etc: under another prefix their files go to /etc.
+POLKITDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/share/polkit-1/rules.d,/etc/polkit-1/rules.d)
+MODPROBEDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/modprobe.d,/etc/modprobe.d)
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR)/zsh/vendor-completions,$(DATADIR)/zsh/site-functions)
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+RULESDIR ?= /etc/tagrouter/rules
+RELEASE_BIN = .build/release/tagrouter
+GENERATED = .build/generated
+
+release:
+	scripts/setup run
+	$(SWIFT) build -c release --static-swift-stdlib --product tagrouter
+
+# Man pages from the argument parser itself (swift-argument-parser's generate-manual plugin), one per command.
+# The plugin builds the package itself: in debug, so that it never replaces the static release binary.
+manuals:
+	$(SWIFT) package plugin generate-manual --configuration debug --multi-page --section 1 \
+		--authors "the TagRouter authors"
+	rm -rf $(GENERATED)/man && mkdir -p $(GENERATED)/man
+	# tagrouter.run.1 becomes tagrouter-run.1 (`man tagrouter-run`, as git does); `help` needs no page.
+	for page in .build/plugins/GenerateManual/outputs/tagrouter/*.1; do \
+		name=$$(basename $$page | sed 's/^tagrouter\./tagrouter-/; s/^tagrouter-1$$/tagrouter.1/'); \
+		case $$name in tagrouter-help.1) continue ;; esac; \
+		sed -e '/\.Xr tagrouter\.help 1/d' -e 's/tagrouter\.\([a-z]*\) 1/tagrouter-\1 1/' -e 's/^\.Dt TAGROUTER\./.Dt TAGROUTER-/' \
+			$$page > $(GENERATED)/man/$$name; done
+
+completions: release
+	rm -rf $(GENERATED)/completions && mkdir -p $(GENERATED)/completions
+	for shell in bash zsh fish; do $(RELEASE_BIN) --generate-completion-script $$shell \
+		> $(GENERATED)/completions/tagrouter.$$shell; done
+
+install: release manuals completions
+	install -D -m 0755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/tagrouter
+	for unit in tagrouter.service:$(UNITDIR)/tagrouter.service tagrouter-user.service:$(USERUNITDIR)/tagrouter.service; do \
+		install -d $(DESTDIR)$$(dirname $${unit#*:}) && \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' contrib/systemd/$${unit%%:*} \
+			> $(DESTDIR)$${unit#*:} && chmod 0644 $(DESTDIR)$${unit#*:}; done
+	install -D -m 0644 contrib/sysusers/tagrouter.conf $(DESTDIR)$(SYSUSERSDIR)/tagrouter.conf
+	install -D -m 0644 contrib/tmpfiles/tagrouter.conf $(DESTDIR)$(TMPFILESDIR)/tagrouter.conf
+	install -D -m 0644 contrib/polkit/50-tagrouter.rules $(DESTDIR)$(POLKITDIR)/50-tagrouter.rules
+	install -D -m 0644 contrib/modprobe/blacklist-pn533.conf $(DESTDIR)$(MODPROBEDIR)/tagrouter-blacklist-pn533.conf
+	test -e $(DESTDIR)$(RULESDIR)/00-example.yaml || \
+		install -D -m 0644 contrib/rules/00-example.yaml $(DESTDIR)$(RULESDIR)/00-example.yaml
+	install -d $(DESTDIR)$(MANDIR)/man1
+	for page in $(GENERATED)/man/*.1; do gzip -9n < $$page > $(DESTDIR)$(MANDIR)/man1/$$(basename $$page).gz; done
+	install -D -m 0644 $(GENERATED)/completions/tagrouter.bash $(DESTDIR)$(BASHCOMPDIR)/tagrouter
+	install -D -m 0644 $(GENERATED)/completions/tagrouter.zsh $(DESTDIR)$(ZSHCOMPDIR)/_tagrouter
+	install -D -m 0644 $(GENERATED)/completions/tagrouter.fish $(DESTDIR)$(FISHCOMPDIR)/tagrouter.fish
+	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -d $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
+	install -m 0644 rules/*.yaml contrib/home-assistant/automation.yaml $(DESTDIR)$(DOCDIR)/examples/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tagrouter $(DESTDIR)$(UNITDIR)/tagrouter.service \
+		$(DESTDIR)$(USERUNITDIR)/tagrouter.service $(DESTDIR)$(SYSUSERSDIR)/tagrouter.conf \
+		$(DESTDIR)$(TMPFILESDIR)/tagrouter.conf $(DESTDIR)$(POLKITDIR)/50-tagrouter.rules \
+		$(DESTDIR)$(MODPROBEDIR)/tagrouter-blacklist-pn533.conf $(DESTDIR)$(MANDIR)/man1/tagrouter.1.gz \
+		$(DESTDIR)$(MANDIR)/man1/tagrouter-*.1.gz $(DESTDIR)$(BASHCOMPDIR)/tagrouter $(DESTDIR)$(ZSHCOMPDIR)/_tagrouter \
+		$(DESTDIR)$(FISHCOMPDIR)/tagrouter.fish
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+deb:
+	scripts/setup package
+	scripts/deb
+
+package-test: deb
+	scripts/package-test

@@ -70,6 +70,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Writes the git commit of the build into TagRouterCore, for `tagrouter --version`.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .target(
             name: "TagRouterCore",
             dependencies: [
@@ -83,7 +85,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["BuildCommit"]
         ),
         .target(
             name: "VirtualTag",

@@ -7,7 +7,7 @@ struct TagRouterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tagrouter",
         abstract: "Background tag reading for Linux: route NFC tags to commands, apps and webhooks.",
-        version: Version.current,
+        version: Version.description,
         subcommands: [
             DecodeCommand.self, ReadersCommand.self, ReadCommand.self, EmulateCommand.self, CheckCommand.self,
             MatchCommand.self, HistoryCommand.self, RunCommand.self, DoctorCommand.self,
