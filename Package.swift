@@ -130,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TagRulesTests",
-            dependencies: ["TagRules", "TestSupport"],
+            dependencies: ["AASAPatterns", "TagRules", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

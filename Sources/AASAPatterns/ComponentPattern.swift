@@ -27,7 +27,7 @@ public struct ComponentPattern: Sendable, Hashable {
     }
 
     /// The `/` pattern; nil means `*`.
-    public var path: Pattern?
+    public var path: PathPattern?
     /// The `?` condition; nil means `*`.
     public var query: Query?
     /// The `#` pattern; nil means `*`.
@@ -37,11 +37,11 @@ public struct ComponentPattern: Sendable, Hashable {
 
     /// Creates a component pattern.
     /// - Parameters:
-    ///   - path: the `/` pattern; nil means `*`.
+    ///   - path: the `/` pattern (``PatternCompiler/compilePath(_:)``); nil means `*`.
     ///   - query: the `?` condition; nil means `*`.
     ///   - fragment: the `#` pattern; nil means `*`.
     ///   - mode: how subjects are prepared.
-    public init(path: Pattern?, query: Query?, fragment: Pattern?, mode: MatchSubject.Mode) {
+    public init(path: PathPattern?, query: Query?, fragment: Pattern?, mode: MatchSubject.Mode) {
         self.path = path
         self.query = query
         self.fragment = fragment
@@ -52,7 +52,7 @@ public struct ComponentPattern: Sendable, Hashable {
     /// - Parameter subject: the URI, prepared once for all the objects it is compared with.
     /// - Returns: whether it matches.
     public func matches(_ subject: inout MatchSubject) -> Bool {
-        if let path, !subject.matches(path, .path, mode) { return false }
+        if let path, !subject.matches(path, mode) { return false }
         switch query {
         case nil: break
         case .whole(let pattern): if !subject.matches(pattern, .query, mode) { return false }

@@ -54,19 +54,26 @@ public struct MatchSubject {
         }
     }
 
-    /// Whether `pattern` matches `part` prepared in `mode`.
+    /// Whether `pattern` matches `part` prepared in `mode` (a path compared as written, without Apple's slash
+    /// rules: ``matches(_:_:)-(PathPattern,_)`` applies them).
     public mutating func matches(_ pattern: Pattern, _ part: Part, _ mode: Mode) -> Bool {
         if pattern.isCatchAll { return true }
+        if part == .path, (uri.path).isEmpty { return pattern.matches(Self.slash) }
+        return withPreparedBytes(part, mode) { pattern.matches($0) }
+    }
+
+    /// Runs `body` with `part` prepared in `mode`: the URI's own bytes when verbatim, else a copy made once and
+    /// kept for the rest of the match.
+    mutating func withPreparedBytes<R>(_ part: Part, _ mode: Mode, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let range = range(part) ?? 0..<0
-        if part == .path, range.isEmpty { return pattern.matches(Self.slash) }
         if mode.isVerbatim {
-            return uri.withBytes { pattern.matches(UnsafeBufferPointer(rebasing: $0[range])) }
+            return uri.withBytes { body(UnsafeBufferPointer(rebasing: $0[range])) }
         }
         let key = part.rawValue * 4 + mode.index
-        if let cached = prepared[key] { return pattern.matches(cached) }
+        if let cached = prepared[key] { return cached.withUnsafeBufferPointer(body) }
         let bytes = uri.withBytes { Self.prepare($0[range], mode) }
         prepared[key] = bytes
-        return pattern.matches(bytes)
+        return bytes.withUnsafeBufferPointer(body)
     }
 
     /// Whether every named query item matches its pattern (AASA: absent = empty, every repeat must match).

@@ -14,6 +14,9 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         case characterClass(CharacterClass)
         /// Any one of these byte strings.
         case alternatives([[UInt8]])
+        /// Any one of these small patterns (values of a variable that hold `*` or `?`): bytes, `?`, `*` and
+        /// classes, never alternatives themselves.
+        case patterns([[Element]])
     }
 
     /// The pattern as written.
@@ -27,7 +30,12 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         self.source = source
         self.isCaseFolded = isCaseFolded
         self.elements = elements
-        self.hasAlternatives = elements.contains { if case .alternatives = $0 { true } else { false } }
+        self.hasAlternatives = elements.contains {
+            switch $0 {
+            case .alternatives, .patterns: true
+            default: false
+            }
+        }
     }
 
     /// The pattern as written.
@@ -116,6 +124,10 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
                         matched = options.contains {
                             Self.hasPrefix(s, i, $0) && table[(p + 1) * width + i + $0.count]
                         }
+                    case .patterns(let options):
+                        matched = options.contains { option in
+                            Self.ends(of: option, in: s, from: i).contains { table[(p + 1) * width + $0] }
+                        }
                     default:
                         matched = Self.step(elements[p], s, i).map { table[(p + 1) * width + i + $0] } ?? false
                     }
@@ -141,9 +153,33 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
             return characterClass.contains(scalar) ? length : nil
         case .alternatives(let options):
             return options.first { hasPrefix(s, i, $0) }?.count
-        case .star:
+        case .star, .patterns:
             return nil
         }
+    }
+
+    /// Every offset at which a small pattern starting at `start` can end: a set of positions stepped element by
+    /// element (O(elements × bytes)), so a value like `a*z` never backtracks.
+    private static func ends(of option: [Element], in s: UnsafeBufferPointer<UInt8>, from start: Int) -> [Int] {
+        var positions = [start]
+        for element in option {
+            var next: Set<Int> = []
+            if element == .star {
+                guard var k = positions.min() else { return [] }
+                next.insert(k)
+                while k < s.count {
+                    k += UTF8Scalar.length(s, k)
+                    next.insert(k)
+                }
+            } else {
+                for k in positions {
+                    if let length = step(element, s, k) { next.insert(k + length) }
+                }
+            }
+            if next.isEmpty { return [] }
+            positions = Array(next)
+        }
+        return positions
     }
 
     private static func hasPrefix(_ s: UnsafeBufferPointer<UInt8>, _ i: Int, _ prefix: [UInt8]) -> Bool {

@@ -25,6 +25,8 @@ public struct PatternCompiler: Sendable {
     public var foldsCase: Bool
     /// Compare against the URI as written (`percentEncoded: true`): non-ASCII literals are percent-encoded.
     public var percentEncoded: Bool
+    /// Whether `$(name)` refers to a variable; false inside a variable's own values, where it is literal text.
+    var allowsVariables = true
 
     /// Creates a compiler.
     /// - Parameters:
@@ -83,7 +85,7 @@ public struct PatternCompiler: Sendable {
             case "?":
                 flush()
                 elements.append(.one)
-            case "$" where index + 1 < scalars.count && scalars[index + 1] == "(":
+            case "$" where allowsVariables && index + 1 < scalars.count && scalars[index + 1] == "(":
                 flush()
                 guard let close = scalars[(index + 2)...].firstIndex(of: ")") else {
                     throw Failure(offset: index, message: "unterminated '$(' in pattern '\(text)'")
@@ -115,8 +117,27 @@ public struct PatternCompiler: Sendable {
                 let hint = Suggestion.closest(to: name, in: known).map { " (did you mean '$(\($0))'?)" } ?? ""
                 throw Failure(offset: offset, message: "unknown substitution variable '$(\(name))'\(hint)")
             }
-            return .alternatives(options(defined))
+            return try alternatives(defined, of: name, offset: offset)
         }
+    }
+
+    /// A user variable's alternatives: literal values as bytes, or, when a value holds `*` or `?` (which Apple
+    /// allows in values), every value as a small pattern of its own (docs/rules.md, "Substitution variables").
+    private func alternatives(_ values: [String], of name: String, offset: Int) throws(Failure) -> Pattern.Element {
+        guard values.contains(where: { $0.contains("*") || $0.contains("?") }) else {
+            return .alternatives(options(values))
+        }
+        var inner = self
+        inner.allowsVariables = false
+        var patterns: [[Pattern.Element]] = []
+        for value in Set(values).sorted() {
+            do {
+                patterns.append(try inner.compile(value).elements)
+            } catch {
+                throw Failure(offset: offset, message: "value '\(value)' of '$(\(name))': \(error.message)")
+            }
+        }
+        return .patterns(patterns)
     }
 
     /// The alternatives of a variable: its values normalized, without duplicates, longest first, so that a

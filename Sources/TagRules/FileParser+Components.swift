@@ -96,9 +96,15 @@ extension FileParser {
             variables: variables, foldsCase: !objectMode.caseSensitive, percentEncoded: objectMode.percentEncoded)
         var failed = false
         func pattern(_ text: RawComponent.Text?) -> Pattern? {
+            compiled(text, compiler.compile)
+        }
+        func pathPattern(_ text: RawComponent.Text?) -> PathPattern? {
+            compiled(text, compiler.compilePath)
+        }
+        func compiled<P>(_ text: RawComponent.Text?, _ compile: (String) throws(PatternCompiler.Failure) -> P) -> P? {
             guard let text else { return nil }
             do {
-                return try compiler.compile(text.text)
+                return try compile(text.text)
             } catch {
                 if let node = text.node {
                     self.error(node, offset: error.offset, error.message)
@@ -111,7 +117,7 @@ extension FileParser {
         }
         var object = ComponentObject(
             pattern: ComponentPattern(
-                path: pattern(raw.path), query: nil, fragment: pattern(raw.fragment), mode: objectMode),
+                path: pathPattern(raw.path), query: nil, fragment: pattern(raw.fragment), mode: objectMode),
             isExcluding: raw.exclude, location: raw.location, summary: "")
         var summary: [String] = []
         if let path = raw.path { summary.append("\"/\": \(quoted(path.text))") }

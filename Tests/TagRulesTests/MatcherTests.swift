@@ -68,9 +68,11 @@ let schemeCases: [MatchCase] = [
 
 let componentCases: [MatchCase] = [
     MatchCase("{domains: [e.com], components: [{'/': '/a/*'}]}", "https://e.com/a/b/c", true),
-    MatchCase("{domains: [e.com], components: [{'/': '/a/*'}]}", "https://e.com/a", false),
+    // Apple's slash rules (SlashParityTests): `/a/*` also matches `/a`, and a trailing slash decides nothing.
+    MatchCase("{domains: [e.com], components: [{'/': '/a/*'}]}", "https://e.com/a", true),
+    MatchCase("{domains: [e.com], components: [{'/': '/a/*'}]}", "https://e.com/ab", false),
     MatchCase("{domains: [e.com], components: [{'/': '/a/*'}]}", "https://e.com/b/a/c", false),
-    MatchCase("{domains: [e.com], components: [{'/': '/a'}]}", "https://e.com/a/", false),
+    MatchCase("{domains: [e.com], components: [{'/': '/a'}]}", "https://e.com/a/", true),
     MatchCase("{domains: [e.com], components: [{'/': '/'}]}", "https://e.com", true),
     MatchCase("{domains: [e.com], components: [{'/': '/?'}]}", "https://e.com/x", true),
     MatchCase("{domains: [e.com], components: [{'/': '/?'}]}", "https://e.com/xy", false),

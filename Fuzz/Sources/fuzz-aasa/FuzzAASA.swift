@@ -12,6 +12,7 @@ import FuzzSupport
 // - a pattern either compiles or is refused with a message and an offset inside the pattern;
 // - a compiled pattern matches in bounded time (libFuzzer's -timeout catches exponential backtracking);
 // - `*` before a pattern that matches a path still compiles and matches it;
+// - a trailing `/` added to the path never changes whether a path pattern matches (Apple's slash rules);
 // - a pattern that is the URI's own path, escaped, matches it: as written, and percent-decoded when that is valid
 //   UTF-8, with and without case folding;
 // - an object of `*` everywhere matches every URI of RFC 3986 unreserved and sub-delimiter characters.
@@ -31,8 +32,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let mode = MatchSubject.Mode(percentEncoded: flags & 2 != 0, caseSensitive: flags & 1 != 0)
     let compiler = PatternCompiler(variables: [:], foldsCase: !mode.caseSensitive, percentEncoded: mode.percentEncoded)
 
-    guard let pathPattern = compiled(path, compiler), let queryPattern = compiled(query, compiler),
-        let fragmentPattern = compiled(fragment, compiler)
+    guard let pathPattern = compiled(path, compiler.compilePath), let queryPattern = compiled(query, compiler.compile),
+        let fragmentPattern = compiled(fragment, compiler.compile)
     else { return 0 }
     let queryCondition: ComponentPattern.Query =
         flags & 4 != 0
@@ -55,15 +56,29 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
 
     // Widening: `*` in front of a path pattern that matches compiles and keeps it matching.
-    if subject.matches(pathPattern, .path, mode) {
+    if subject.matches(pathPattern, mode) {
+        // A leading run of slashes counts as one only at the very start, so it is collapsed before the `*`.
+        let anchored = path.hasPrefix("/") ? "/" + path.drop { $0 == "/" } : path
         do {
-            let widened = try compiler.compile("*" + path)
+            let widened = try compiler.compilePath("*" + anchored)
             check(
-                subject.matches(widened, .path, mode),
-                "'\(path)' matches the path of \(uriText) but '*\(path)' does not")
+                subject.matches(widened, mode),
+                "'\(path)' matches the path of \(uriText) but '*\(anchored)' does not")
         } catch {
-            check(false, "'*\(path)' refused although '\(path)' compiles: \(error.message)")
+            check(false, "'*\(anchored)' refused although '\(path)' compiles: \(error.message)")
         }
+    }
+
+    // Trailing slashes decide nothing (Apple's slash rules): one more `/` after the path gives the same answer.
+    let slashed = uri.withBytes { bytes in
+        String(decoding: bytes[..<uri.path.upperBound], as: UTF8.self) + "/"
+            + String(decoding: bytes[uri.path.upperBound...], as: UTF8.self)
+    }
+    if let other = ParsedURI(slashed) {
+        var otherSubject = MatchSubject(uri: other)
+        check(
+            otherSubject.matches(pathPattern, mode) == subject.matches(pathPattern, mode),
+            "'\(path)' answers differently for \(uriText) and \(slashed)")
     }
 
     // The path, escaped, matches itself: as written, and percent-decoded when that is UTF-8; case folded or not.
@@ -77,9 +92,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let literalCompiler = PatternCompiler(
                 variables: [:], foldsCase: !caseSensitive, percentEncoded: percentEncoded)
             do {
-                let pattern = try literalCompiler.compile(literal)
+                let pattern = try literalCompiler.compilePath(literal)
                 check(
-                    subject.matches(pattern, .path, literalMode),
+                    subject.matches(pattern, literalMode),
                     "'\(literal)' does not match the path of \(uriText) in \(literalMode)")
             } catch {
                 check(false, "escaped path '\(literal)' refused: \(error.message)")
@@ -91,21 +106,23 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 /// `*`, which matches everything.
 let star = try! PatternCompiler(variables: [:], foldsCase: false, percentEncoded: true).compile("*")
+/// `*` as a path pattern.
+let starPath = try! PatternCompiler(variables: [:], foldsCase: false, percentEncoded: true).compilePath("*")
 /// `{"/": "*", "?": "*", "#": "*"}`.
 let catchAll = component(
-    path: star, query: .whole(star), fragment: star, mode: .init(percentEncoded: true, caseSensitive: true))
+    path: starPath, query: .whole(star), fragment: star, mode: .init(percentEncoded: true, caseSensitive: true))
 
 /// A component object as a rules file's `components` entry compiles it.
 func component(
-    path: Pattern?, query: ComponentPattern.Query? = nil, fragment: Pattern? = nil, mode: MatchSubject.Mode
+    path: PathPattern?, query: ComponentPattern.Query? = nil, fragment: Pattern? = nil, mode: MatchSubject.Mode
 ) -> ComponentPattern {
     ComponentPattern(path: path, query: query, fragment: fragment, mode: mode)
 }
 
 /// The pattern, or nil when the compiler refuses it, after checking that the refusal is located inside it.
-func compiled(_ text: String, _ compiler: PatternCompiler) -> Pattern? {
+func compiled<P>(_ text: String, _ compile: (String) throws(PatternCompiler.Failure) -> P) -> P? {
     do {
-        return try compiler.compile(text)
+        return try compile(text)
     } catch {
         let scalars = text.unicodeScalars.count
         check(!error.message.isEmpty, "a refusal without a message for '\(text)'")
