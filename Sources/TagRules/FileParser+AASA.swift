@@ -4,8 +4,10 @@ import Yams
 
 extension FileParser {
     /// Reads the `components` (or legacy `paths`) of an apple-app-site-association file (docs/rules.md, "Importing an
-    /// AASA file"). Its `defaults` apply as Apple applies them: a component's own `caseSensitive` and
-    /// `percentEncoded` over its `details` entry's `defaults`, over the file's `applinks.defaults`, over the rule's.
+    /// AASA file"). Its `defaults` apply as Apple applies them: a `defaults` object is a component whose keys
+    /// (`/`, `?`, `#`, `exclude`, `caseSensitive`, `percentEncoded`) every component under it inherits unless it
+    /// sets them itself; a `details` entry's `defaults` win over the file's `applinks.defaults`, and the file's
+    /// `caseSensitive` and `percentEncoded` over the rule's.
     func importAASA(_ node: Node, appID appIDNode: Node?, mode: MatchSubject.Mode) -> [ComponentObject]? {
         guard let (path, display) = string(node, "'aasa'") else { return nil }
         let appID = appIDNode.flatMap { string($0, "'appID'")?.value }
@@ -41,22 +43,27 @@ extension FileParser {
         if chosen.isEmpty {
             return invalid(appID.map { "no 'details' entry for appID '\($0)'" } ?? "'applinks.details' is empty")
         }
-        guard let fileMode = Self.defaults(applinks["defaults"], over: mode) else {
-            return invalid("'applinks.defaults' must be an object of 'caseSensitive' and 'percentEncoded' booleans")
-        }
         var objects: [ComponentObject] = []
         let importLocation = location(node)
+        let none = Inherited(raw: RawComponent(location: importLocation), setsExclude: false)
+        guard let fileDefaults = inherited(applinks["defaults"], over: none, location: importLocation) else {
+            return invalid("'applinks.defaults' is not a component object, or has a key of the wrong type")
+        }
         for entry in chosen {
-            guard let mode = Self.defaults(entry["defaults"], over: fileMode) else {
+            guard let defaults = inherited(entry["defaults"], over: fileDefaults, location: importLocation) else {
                 return invalid(
-                    "a 'details' entry's 'defaults' must be an object of 'caseSensitive' and 'percentEncoded' booleans")
+                    "a 'details' entry's 'defaults' is not a component object, or has a key of the wrong type")
             }
+            let entryMode = MatchSubject.Mode(
+                percentEncoded: defaults.raw.percentEncoded ?? mode.percentEncoded,
+                caseSensitive: defaults.raw.caseSensitive ?? mode.caseSensitive)
             if let components = entry["components"] as? [[String: Any]] {
                 for component in components {
-                    guard let raw = rawComponent(component, location: importLocation) else {
+                    guard let own = rawComponent(component, location: importLocation) else {
                         return invalid("a component object has a key of the wrong type")
                     }
-                    guard let object = compile(raw, mode: mode, variables: fileVariables, blame: node) else {
+                    let raw = defaults.applied(to: own, setsExclude: component["exclude"] != nil)
+                    guard let object = compile(raw, mode: entryMode, variables: fileVariables, blame: node) else {
                         return nil
                     }
                     objects.append(object)
@@ -66,7 +73,7 @@ extension FileParser {
                     var raw = RawComponent(location: importLocation)
                     raw.exclude = path.hasPrefix("NOT ")
                     raw.path = .init(text: raw.exclude ? String(path.dropFirst(4)) : path, node: nil)
-                    guard let object = compile(raw, mode: mode, variables: fileVariables, blame: node) else {
+                    guard let object = compile(raw, mode: entryMode, variables: fileVariables, blame: node) else {
                         return nil
                     }
                     objects.append(object)
@@ -78,17 +85,34 @@ extension FileParser {
         return objects
     }
 
-    /// The mode an AASA `defaults` object sets over `base`; nil when it is not an object of booleans. Keys other
-    /// than `caseSensitive` and `percentEncoded` are ignored, as Apple ignores keys it does not know.
-    static func defaults(_ value: Any?, over base: MatchSubject.Mode) -> MatchSubject.Mode? {
-        guard let value else { return base }
-        guard let object = value as? [String: Any] else { return nil }
-        var mode = base
-        for (key, setting) in object where key == "caseSensitive" || key == "percentEncoded" {
-            guard let flag = setting as? Bool else { return nil }
-            if key == "caseSensitive" { mode.caseSensitive = flag } else { mode.percentEncoded = flag }
+    /// What an AASA `defaults` object sets, and whether it sets `exclude` (a `RawComponent` always has one).
+    struct Inherited {
+        var raw: RawComponent
+        var setsExclude: Bool
+
+        /// `own` with every key it does not set taken from these defaults.
+        func applied(to own: RawComponent, setsExclude ownExclude: Bool) -> RawComponent {
+            var result = own
+            result.path = own.path ?? raw.path
+            result.query = own.query ?? raw.query
+            result.fragment = own.fragment ?? raw.fragment
+            if !ownExclude, setsExclude { result.exclude = raw.exclude }
+            result.caseSensitive = own.caseSensitive ?? raw.caseSensitive
+            result.percentEncoded = own.percentEncoded ?? raw.percentEncoded
+            return result
         }
-        return mode
+    }
+
+    /// The defaults a `defaults` value sets over `base`; nil when it is not an object, or a key has the wrong
+    /// type. Keys other than a component's are ignored, as Apple ignores keys it does not know.
+    func inherited(_ value: Any?, over base: Inherited, location: SourceLocation) -> Inherited? {
+        guard let value else { return base }
+        guard let object = value as? [String: Any], let own = rawComponent(object, location: location) else {
+            return nil
+        }
+        let setsExclude = object["exclude"] != nil
+        return Inherited(
+            raw: base.applied(to: own, setsExclude: setsExclude), setsExclude: setsExclude || base.setsExclude)
     }
 
     private func rawComponent(_ object: [String: Any], location: SourceLocation) -> RawComponent? {
@@ -110,9 +134,15 @@ extension FileParser {
                 } else {
                     return nil
                 }
-            case "exclude": raw.exclude = value as? Bool ?? false
-            case "caseSensitive": raw.caseSensitive = value as? Bool
-            case "percentEncoded": raw.percentEncoded = value as? Bool
+            case "exclude":
+                guard let flag = value as? Bool else { return nil }
+                raw.exclude = flag
+            case "caseSensitive":
+                guard let flag = value as? Bool else { return nil }
+                raw.caseSensitive = flag
+            case "percentEncoded":
+                guard let flag = value as? Bool else { return nil }
+                raw.percentEncoded = flag
             default: break
             }
         }

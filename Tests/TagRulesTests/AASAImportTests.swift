@@ -70,6 +70,39 @@ func aasaImport(appID: String, uri: String, expected: Bool) throws {
             #"{"applinks": {"defaults": {"caseSensitive": true}, "details": [{"appIDs": ["A.b"], "defaults": {"caseSensitive": true}, "components": [{"/": "/shop/*", "caseSensitive": false}]}]}}"#,
             "https://e.com/SHOP/1", true
         ),
+        // A defaults object is a component the others inherit from (swcutil runs of the blazingly-aasa conformance
+        // corpus, conformance/oracle/swcutil-gap-probes.tsv): its '/' applies to a component without one...
+        (
+            ##"{"applinks": {"defaults": {"/": "/foo/*"}, "details": [{"appIDs": ["A.b"], "components": [{"#": "*"}]}]}}"##,
+            "https://e.com/bar", false
+        ),
+        (
+            ##"{"applinks": {"defaults": {"/": "/foo/*"}, "details": [{"appIDs": ["A.b"], "components": [{"#": "*"}]}]}}"##,
+            "https://e.com/foo/1", true
+        ),
+        (
+            ##"{"applinks": {"details": [{"appIDs": ["A.b"], "defaults": {"/": "/foo/*"}, "components": [{"#": "*"}]}]}}"##,
+            "https://e.com/bar", false
+        ),
+        // ...its 'exclude' turns a match into a block...
+        (
+            #"{"applinks": {"defaults": {"exclude": true}, "details": [{"appIDs": ["A.b"], "components": [{"/": "/bar"}]}]}}"#,
+            "https://e.com/bar", false
+        ),
+        // ...its '?' applies too...
+        (
+            #"{"applinks": {"defaults": {"?": {"id": "??"}}, "details": [{"appIDs": ["A.b"], "components": [{"/": "/bar"}]}]}}"#,
+            "https://e.com/bar?id=7", false
+        ),
+        (
+            #"{"applinks": {"defaults": {"?": {"id": "??"}}, "details": [{"appIDs": ["A.b"], "components": [{"/": "/bar"}]}]}}"#,
+            "https://e.com/bar?id=75", true
+        ),
+        // ...and a component's own key wins (derived: "the more specific definition overrides the less specific").
+        (
+            #"{"applinks": {"defaults": {"/": "/foo/*"}, "details": [{"appIDs": ["A.b"], "components": [{"/": "/bar"}]}]}}"#,
+            "https://e.com/bar", true
+        ),
         // percentEncoded false from the entry: the pattern compares with the decoded path.
         (
             #"{"applinks": {"details": [{"appIDs": ["A.b"], "defaults": {"percentEncoded": false}, "components": [{"/": "/caf\u00e9"}]}]}}"#,
@@ -97,7 +130,7 @@ func aasaDefaults(file: String, uri: String, expected: Bool) throws {
     let result = RuleSet.load(files: [("f.yaml", yaml)], environment: [:], directory: directory.path)
     #expect(
         result.diagnostics.map(\.headline) == [
-            "f.yaml:6:37: error: 'aasa.json' is not a valid AASA file: 'applinks.defaults' must be an object of "
-                + "'caseSensitive' and 'percentEncoded' booleans"
+            "f.yaml:6:37: error: 'aasa.json' is not a valid AASA file: 'applinks.defaults' is not a component "
+                + "object, or has a key of the wrong type"
         ])
 }
