@@ -110,27 +110,27 @@ func aasaImport(appID: String, uri: String, expected: Bool) throws {
         ),
     ] as [(String, String, Bool)])
 func aasaDefaults(file: String, uri: String, expected: Bool) throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    try Data(file.utf8).write(to: directory.appendingPathComponent("aasa.json"))
-    let yaml = RuleFixture.file(match: "{domains: [e.com], aasa: aasa.json}")
-    let result = RuleSet.load(files: [("f.yaml", yaml)], environment: [:], directory: directory.path)
+    let result = try loadImporting(file)
     let ruleSet = try #require(result.ruleSet, "\(result.diagnostics)")
     #expect(ruleSet.match(RuleFixture.event(uri: uri)).isEmpty != expected)
 }
 
 @Test func aasaDefaultsOfTheWrongTypeAreRefused() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let file = #"{"applinks": {"defaults": {"caseSensitive": "no"}, "details": [{"appIDs": ["A.b"], "paths": ["*"]}]}}"#
-    try Data(file.utf8).write(to: directory.appendingPathComponent("aasa.json"))
-    let yaml = RuleFixture.file(match: "{domains: [e.com], aasa: aasa.json}")
-    let result = RuleSet.load(files: [("f.yaml", yaml)], environment: [:], directory: directory.path)
+    let result = try loadImporting(
+        #"{"applinks": {"defaults": {"caseSensitive": "no"}, "details": [{"appIDs": ["A.b"], "paths": ["*"]}]}}"#)
     #expect(
         result.diagnostics.map(\.headline) == [
             "f.yaml:6:37: error: 'aasa.json' is not a valid AASA file: 'applinks.defaults' is not a component "
                 + "object, or has a key of the wrong type"
         ])
+}
+
+/// Loads a rule for `e.com` that imports `file`, written as `aasa.json` in a folder of its own.
+private func loadImporting(_ file: String) throws -> LoadResult {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try Data(file.utf8).write(to: directory.appendingPathComponent("aasa.json"))
+    let yaml = RuleFixture.file(match: "{domains: [e.com], aasa: aasa.json}")
+    return RuleSet.load(files: [("f.yaml", yaml)], environment: [:], directory: directory.path)
 }
