@@ -92,12 +92,15 @@ public struct Rule: Sendable {
         }
     }
 
-    /// The `TAG_*` variables every command gets (docs/rules.md, "`run`: commands"); `TAG_EVENT_JSON` is added by TagActions.
+    /// The `TAG_*` variables every command gets (docs/rules.md, "`run`: commands"); `TAG_EVENT_JSON` is added by
+    /// TagActions. A value holding a NUL byte (possible in a stranger's Text record) cannot pass execve: it is
+    /// set to the empty string, so that such a tag never stops the command of a rule that matched it.
     static func eventEnvironment(_ values: PlaceholderValues) -> [String: String] {
-        [
+        let variables = [
             "TAG_URI": values[.uri], "TAG_UID": values[.uid], "TAG_READER": values[.reader],
             "TAG_TECH": values[.tech], "TAG_RULE": values[.rule], "TAG_EVENT_ID": values[.eventID],
             "TAG_TEXT": values[.text],
         ]
+        return variables.mapValues { $0.utf8.contains(0) ? "" : $0 }
     }
 }

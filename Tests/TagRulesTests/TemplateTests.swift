@@ -47,6 +47,16 @@ func placeholdersInRunArguments(template: String, expected: String) throws {
     #expect(timeout == .seconds(10))
 }
 
+@Test func aNULInTheTagsTextEmptiesTAG_TEXTInsteadOfFailingTheCommand() throws {
+    let actions = try render("    run: [/bin/true]\n", texts: ["open\u{0}sesame"])
+    guard case .run(_, let environment, _, _) = actions.first else {
+        Issue.record("not a run action")
+        return
+    }
+    #expect(environment["TAG_TEXT"] == "")
+    #expect(environment["TAG_UID"] == "04A1B2C3D4E580")
+}
+
 @Test func webhookEscapingModes() throws {
     let action = """
             webhook:
