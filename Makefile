@@ -85,11 +85,14 @@ manuals:
 	$(SWIFT) package plugin generate-manual --configuration debug --multi-page --section 1 \
 		--authors "the TagRouter authors"
 	rm -rf $(GENERATED)/man && mkdir -p $(GENERATED)/man
-	# tagrouter.run.1 becomes tagrouter-run.1 (`man tagrouter-run`, as git does); `help` needs no page.
+	# tagrouter.run.1 becomes tagrouter-run.1 (`man tagrouter-run`, as git does), named so in NAME for whatis and
+	# apropos while its synopsis keeps the command as typed (`tagrouter run`); `help` needs no page.
 	for page in .build/plugins/GenerateManual/outputs/tagrouter/*.1; do \
 		name=$$(basename $$page | sed 's/^tagrouter\./tagrouter-/; s/^tagrouter-1$$/tagrouter.1/'); \
 		case $$name in tagrouter-help.1) continue ;; esac; \
+		command=$$(basename $$name .1 | sed 's/-/ /'); \
 		sed -e '/\.Xr tagrouter\.help 1/d' -e 's/tagrouter\.\([a-z]*\) 1/tagrouter-\1 1/' -e 's/^\.Dt TAGROUTER\./.Dt TAGROUTER-/' \
+			-e 's/^\.Nm "tagrouter \([a-z]*\)"$$/.Nm tagrouter-\1/' -e "s/^\.Nm$$/.Nm \"$$command\"/" \
 			$$page > $(GENERATED)/man/$$name; done
 
 completions: release
