@@ -26,14 +26,18 @@ public struct VirtualReader: Sendable {
     ///   - card: the card.
     ///   - limit: answer only this many command APDUs, then vanish without answering the next one (a tag
     ///     ripped away mid-read); `nil` for no limit.
+    ///   - timeline: where to record what the card sees and when, for latency measurements; `nil` for nothing.
     /// - Returns: the presented card, to remove or watch.
     /// - Throws: ``VirtualTagError/connectionFailed(host:port:reason:)`` when vpcd cannot be reached.
-    public func present(_ card: some VirtualCard, answeringAtMost limit: Int? = nil) throws -> PresentedCard {
+    public func present(
+        _ card: some VirtualCard, answeringAtMost limit: Int? = nil, timeline: CardTimeline? = nil
+    ) throws -> PresentedCard {
         let socket = try VPCDSocket.connect(host: host, port: port)
         let presented = PresentedCard(socket: socket)
         var logger = logger
         logger[metadataKey: "vpcd.port"] = "\(port)"
-        let session = CardSession(card: card, socket: socket, limit: limit, presented: presented, logger: logger)
+        let session = CardSession(
+            card: card, socket: socket, limit: limit, presented: presented, timeline: timeline, logger: logger)
         let thread = Thread { session.run() }
         thread.name = "vpcd-card-\(port)"
         thread.start()
@@ -48,6 +52,7 @@ private struct CardSession<Card: VirtualCard>: Sendable {
     let socket: VPCDSocket
     let limit: Int?
     let presented: PresentedCard
+    let timeline: CardTimeline?
     let logger: Logger
 
     func run() {
@@ -58,8 +63,10 @@ private struct CardSession<Card: VirtualCard>: Sendable {
                 switch message[0] {
                 case 0x00, 0x01, 0x02:
                     card.powerCycled()
+                    timeline?.record(.powered)
                 case 0x04:
                     guard socket.send(card.atr) else { break loop }
+                    timeline?.record(.atr)
                 default:
                     logger.debug("vpcd.control.unknown", metadata: ["vpcd.control": "\(message[0])"])
                 }
@@ -69,11 +76,14 @@ private struct CardSession<Card: VirtualCard>: Sendable {
                 logger.debug("vpcd.card.vanished", metadata: ["vpcd.answered": "\(answered)"])
                 break
             }
+            timeline?.record(.command, message)
             let response = card.respond(to: message)
             answered += 1
             presented.answered()
             guard socket.send(response) else { break }
+            timeline?.record(.answered, response)
         }
+        timeline?.record(.gone)
         presented.ended()
         logger.debug("vpcd.card.gone")
     }

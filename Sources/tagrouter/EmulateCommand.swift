@@ -31,6 +31,13 @@ struct EmulateCommand: AsyncParsableCommand {
     @Option(help: "How long to hold the tag, such as 500ms, 10s or 2m; without it, until Ctrl-C.")
     var hold: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write what the tag saw and when (CLOCK_MONOTONIC) to this file, one JSON object a line, once it is gone.",
+            discussion: "For latency benchmarks: power-on, ATR, each command and answer, removal.",
+            valueName: "path"))
+    var timeline: String?
+
     private var content: Emulation.Content? {
         let given = [uri.map(Emulation.Content.uri), ndef.map(Emulation.Content.hex), file.map(Emulation.Content.file)]
             .compactMap { $0 }
@@ -48,7 +55,7 @@ struct EmulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
-        let status = await Emulation.run(content: content, kind: tag, vpcd: vpcd, hold: hold)
+        let status = await Emulation.run(content: content, kind: tag, vpcd: vpcd, hold: hold, timeline: timeline)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -51,14 +51,20 @@ public enum Emulation {
     ///   - kind: `--tag`.
     ///   - vpcd: `--vpcd`, `HOST:PORT`.
     ///   - hold: `--hold`; until Ctrl-C when nil.
+    ///   - timeline: `--timeline`: a file to write what the tag saw and when, one JSON object a line, once the
+    ///     tag is gone (docs/cli.md, "emulate").
     /// - Returns: the exit status: 0 after the tag was presented and removed, 1 (with one sentence on standard
-    ///   error) when vpcd cannot be reached or the message does not fit the tag.
-    public static func run(content: Content, kind: String, vpcd: String, hold: String?) async -> Int32 {
+    ///   error) when vpcd cannot be reached, the message does not fit the tag or the timeline cannot be written.
+    public static func run(
+        content: Content, kind: String, vpcd: String, hold: String?, timeline: String? = nil
+    ) async -> Int32 {
         do {
             let (host, port) = try address(vpcd)
             let kind = VirtualTagKind(rawValue: kind) ?? .ntag213
             let card = try kind.card(holding: try message(content))
-            let presented = try VirtualReader(host: host, port: port, logger: ReaderCommands.logger).present(card)
+            let recorder = timeline.map { _ in CardTimeline() }
+            let presented = try VirtualReader(host: host, port: port, logger: ReaderCommands.logger)
+                .present(card, timeline: recorder)
             Terminal.print("presenting \(kind.rawValue) on vpcd \(host):\(port)")
             if let duration = hold.flatMap(DurationText.parse) {
                 await presented.hold(for: duration)
@@ -66,6 +72,9 @@ public enum Emulation {
                 await presented.waitUntilGone()
             }
             Terminal.print("removed after \(presented.commandCount) commands")
+            if let timeline, let recorder {
+                try write(recorder, to: timeline)
+            }
             return 0
         } catch let error as NDEFError {
             if case .uri(let uri) = content {
@@ -77,6 +86,18 @@ public enum Emulation {
             Terminal.printError("\(error)")
         }
         return 1
+    }
+
+    /// Writes the timeline as JSON lines: `{"event":"command","t_ns":…,"apdu":"FFCA000000"}`.
+    private static func write(_ timeline: CardTimeline, to path: String) throws {
+        var text = ""
+        for entry in timeline.entries {
+            text += #"{"event":"\#(entry.event.rawValue)","t_ns":\#(entry.nanoseconds),"apdu":"\#(HexText.string(entry.apdu))"}"#
+            text += "\n"
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            throw CommandFailure("--timeline \(path): cannot be written")
+        }
     }
 
     private static func message(_ content: Content) throws -> [UInt8] {

@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+"""Tap-to-action latency, TagRouter against a plain script, side by side (docs/development.md, "Tap latency").
+
+  sudo Benchmarks/tap-latency.py [--binary .build/release/tagrouter] [--action webhook|run] [--rounds 5]
+                                 [--taps 20]
+
+Starts a private pcscd (private mount namespace: root needed) with vpcd on free ports, a webhook receiver on
+127.0.0.1, and then, round after round, the plain script (Benchmarks/baseline-tap.py) and `tagrouter run`
+in turn, each for --taps taps of an NTAG213 holding a 40-byte URI, presented by `tagrouter emulate
+--timeline`. Only one of the two runs at a time, on the same pcscd, reader, tags and receiver.
+
+Every time comes from CLOCK_MONOTONIC, which all processes share: the virtual tag records when it was
+powered and sent its ATR, when each command arrived and was answered; the receiver records when each
+request arrived (before reading its body); for --action run, the command run records when it started. Per
+tap, three stretches:
+  ATR -> first command        pcscd's card event to the first APDU (watcher, connect)
+  first -> last command       the tag's commands (read)
+  last command -> action      after the last answer: disconnect, decode, match, outbox, HTTP or exec
+and their sum, ATR -> action. It prints the median of each for both and the ratio of the medians of the sums.
+It asserts nothing.
+"""
+import argparse, json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ARRIVALS = {}
+URI = re.compile(rb"https://bench\.example/[a-z]+/[0-9]+")
+
+
+class Receiver(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self):
+        arrived = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        match = URI.search(body.replace(b"\\/", b"/"))
+        if match:
+            ARRIVALS.setdefault(match.group().decode(), arrived)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def realtime_offset():
+    """CLOCK_REALTIME minus CLOCK_MONOTONIC, for `date +%s%N` (which only knows the real-time clock)."""
+    samples = []
+    for _ in range(20):
+        a = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        r = time.clock_gettime_ns(time.CLOCK_REALTIME)
+        b = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        samples.append((b - a, r - (a + b) // 2))
+    return min(samples)[1]
+
+
+def stretches(timeline, arrived):
+    entries = [json.loads(line) for line in open(timeline)]
+    commands = [e for e in entries if e["event"] == "command"]
+    answers = [e for e in entries if e["event"] == "answered"]
+    if not commands or arrived is None:
+        return None
+    first = commands[0]["t_ns"]
+    atr = max(e["t_ns"] for e in entries if e["event"] == "atr" and e["t_ns"] <= first)
+    last = answers[-1]["t_ns"]
+    return [(first - atr) / 1e6, (last - first) / 1e6, (arrived - last) / 1e6, (arrived - atr) / 1e6,
+            len(commands)]
+
+
+def wait_for(predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=".build/release/tagrouter")
+    parser.add_argument("--action", choices=["webhook", "run"], default="webhook")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--taps", type=int, default=20, help="taps per subject per round")
+    parser.add_argument("--hold", default="600ms")
+    parser.add_argument("--gap", type=float, default=0.6, help="seconds with no tag between taps")
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    work = tempfile.mkdtemp(prefix="tap-latency-")
+    port = free_port()
+    for folder in ("run", "conf.d", "rules", "timelines"):
+        os.makedirs(f"{work}/{folder}")
+    with open(f"{work}/conf.d/vpcd", "w") as f:
+        f.write(f'FRIENDLYNAME "Virtual PCD"\nDEVICENAME /dev/null:0x{port:X}\n'
+                f"LIBPATH /usr/lib/pcsc/drivers/serial/libifdvpcd.so\nCHANNELID 0x{port:X}\n")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    hook = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    started = f"{work}/started.txt"
+    record = ["/bin/sh", "-c", f'echo "$(date +%s%N) $1" >> {started}', "sh"]
+    if args.action == "webhook":
+        action = f'    webhook: {{ url: "{hook}" }}\n'
+        script = [f"{HERE}/baseline-tap.py", "--webhook", hook]
+    else:
+        action = f"    run: {json.dumps(record + ['{uri}'])}\n"
+        script = [f"{HERE}/baseline-tap.py", "--run"] + record
+    with open(f"{work}/rules/bench.yaml", "w") as f:
+        f.write(f"version: 1\nrules:\n  - name: bench\n    cooldown: 0\n    match: {{ any: true }}\n{action}")
+    env = dict(os.environ, PCSCLITE_CSOCK_NAME=f"{work}/run/pcscd.comm")
+    pcscd = subprocess.Popen(["unshare", "-m", "sh", "-c",
+                              f"mount --bind {work}/run /run/pcscd && exec pcscd -f -c {work}/conf.d"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    offset = realtime_offset()
+    results = {"script": [], "tagrouter": []}
+    try:
+        if not wait_for(lambda: os.path.exists(f"{work}/run/pcscd.comm"), 5):
+            sys.exit("pcscd did not start")
+        time.sleep(0.5)
+        for round_ in range(args.rounds):
+            for subject in ("script", "tagrouter"):
+                log = open(f"{work}/{subject}.log", "a")
+                if subject == "script":
+                    process = subprocess.Popen(script, env=env, stdout=subprocess.PIPE, stderr=log, text=True)
+                    ready = process.stdout.readline().strip() == "ready"
+                else:
+                    process = subprocess.Popen(
+                        [binary, "run", "--rules", f"{work}/rules", "--state-dir", f"{work}/state"],
+                        env=env, stdout=log, stderr=log)
+                    ready = wait_for(lambda: "watching" in open(f"{work}/{subject}.log").read(), 10)
+                if not ready:
+                    sys.exit(f"{subject} did not start; see {work}/{subject}.log")
+                time.sleep(0.5)
+                for tap in range(args.taps):
+                    uri = f"https://bench.example/{subject}/{round_ * args.taps + tap}"
+                    timeline = f"{work}/timelines/{subject}-{round_}-{tap}.jsonl"
+                    subprocess.run([binary, "emulate", "--uri", uri, "--vpcd", f"127.0.0.1:{port}", "--hold",
+                                    args.hold, "--timeline", timeline], env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, check=True)
+                    time.sleep(args.gap)
+                    if args.action == "run":
+                        lines = open(started).read().split("\n") if os.path.exists(started) else []
+                        seen = [int(line.split()[0]) - offset for line in lines if line.endswith(uri)]
+                        arrived = seen[0] if seen else None
+                    else:
+                        arrived = ARRIVALS.get(uri)
+                    figures = stretches(timeline, arrived)
+                    if figures is None:
+                        print(f"{subject}: tap {uri} not seen", file=sys.stderr)
+                    else:
+                        results[subject].append(figures)
+                process.send_signal(signal.SIGTERM)
+                process.wait(timeout=10)
+        names = ["ATR -> first command", "first -> last command", "last command -> action", "ATR -> action"]
+        print(f"action: {args.action}; {args.rounds} rounds of {args.taps} taps each, alternating; medians in ms")
+        print(f"{'stretch':<26}{'script':>10}{'tagrouter':>12}")
+        for index, name in enumerate(names):
+            values = [statistics.median(f[index] for f in results[s]) if results[s] else float("nan")
+                      for s in ("script", "tagrouter")]
+            print(f"{name:<26}{values[0]:>10.3f}{values[1]:>12.3f}")
+        counts = [sorted({f[4] for f in results[s]}) for s in ("script", "tagrouter")]
+        print(f"commands per tap: script {counts[0]}, tagrouter {counts[1]}; taps measured: "
+              f"script {len(results['script'])}, tagrouter {len(results['tagrouter'])}")
+        if results["script"] and results["tagrouter"]:
+            ratio = statistics.median(f[3] for f in results["tagrouter"]) / statistics.median(
+                f[3] for f in results["script"])
+            print(f"tagrouter / script, median ATR -> action: {ratio:.2f}")
+    finally:
+        pcscd.send_signal(signal.SIGTERM)
+        pcscd.wait(timeout=10)
+        server.shutdown()
+        if os.environ.get("BENCH_KEEP"):
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
