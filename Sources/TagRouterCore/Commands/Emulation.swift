@@ -92,8 +92,8 @@ public enum Emulation {
     private static func write(_ timeline: CardTimeline, to path: String) throws {
         var text = ""
         for entry in timeline.entries {
-            text += #"{"event":"\#(entry.event.rawValue)","t_ns":\#(entry.nanoseconds),"apdu":"\#(HexText.string(entry.apdu))"}"#
-            text += "\n"
+            let apdu = HexText.string(entry.apdu, uppercase: true)
+            text += #"{"event":"\#(entry.event.rawValue)","t_ns":\#(entry.nanoseconds),"apdu":"\#(apdu)"}"# + "\n"
         }
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
             throw CommandFailure("--timeline \(path): cannot be written")
