@@ -204,7 +204,14 @@ public final class AssociationFetcher: Sendable {
         let text: String
         let type = String(reflecting: Swift.type(of: error))
         if type.hasPrefix("NIOSSL.") {
-            text = "TLS failed: \(error)"
+            // BoringSSL's reason (`…OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at file:line`) in words.
+            let raw = "\(error)"
+            if let marker = raw.range(of: "OPENSSL_internal:") {
+                let reason = raw[marker.upperBound...].prefix { $0.isLetter || $0 == "_" }
+                text = "TLS failed: " + reason.lowercased().replacingOccurrences(of: "_", with: " ")
+            } else {
+                text = "TLS failed: \(raw)"
+            }
         } else if let client = error as? HTTPClientError {
             text =
                 switch client {

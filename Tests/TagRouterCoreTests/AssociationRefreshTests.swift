@@ -91,6 +91,14 @@ struct AssociationRefreshTests {
                 "shop.example.test: the association file is larger than 128 KB (131073 bytes announced), Apple's limit"
             ),
             (
+                // No Content-Length: the body is cut off as it passes 128 KB.
+                TestResponse.raw(
+                    Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n30000\r\n".utf8)
+                        + [UInt8](repeating: 0x20, count: 0x30000) + Array("\r\n0\r\n\r\n".utf8)),
+                "shop.example.test: the association file is larger than 128 KB (more than 131072 bytes sent), "
+                    + "Apple's limit"
+            ),
+            (
                 TestResponse.status(200, body: Array("{\"applinks\": {\"details\": [".utf8)),
                 "shop.example.test: not a valid AASA file: not valid JSON (for rule 'shop' at RULES:5:13)"
             ),
@@ -159,7 +167,11 @@ struct AssociationRefreshTests {
             Issue.record("expected a TLS failure, got \(outcome)")
             return
         }
-        #expect(message.hasPrefix("shop.example.test: TLS failed: "))
+        if wrongName {
+            #expect(message.hasPrefix("shop.example.test: TLS failed: "), "\(message)")
+        } else {
+            #expect(message == "shop.example.test: TLS failed: certificate verify failed")
+        }
         #expect(!message.contains("\n"))
         #expect(fixture.server.requests.isEmpty)
     }
@@ -194,6 +206,22 @@ struct AssociationRefreshTests {
         // A failure is retried after the retry interval, a success after the interval.
         #expect(refresher.isDue(domain, now: Date()) == false)
         #expect(refresher.isDue(domain, now: Date().addingTimeInterval(15 * 60 + 1)))
+    }
+
+    /// A rules reload reads the rules files again and keeps the fetched files in force.
+    @Test func reloadKeepsTheFetchedFiles() async throws {
+        let fixture = try await AssociationFixture.start { _, _ in .status(200) }
+        defer { Task { await fixture.stop() } }
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let store = RuleStore(
+            sources: [fixture.directory + "/rules"], environment: [:], initial: fixture.ruleSet, logger: logger)
+        store.install(associations: [domain: AssociationFile(data: Data(fileBytes), fetchedAt: Date())])
+        let event = AssociationFixture.event("https://\(domain)/shop/1")
+        #expect(store.ruleSet.match(event).count == 1)
+        #expect(store.reload())
+        #expect(store.ruleSet.match(event).count == 1)
+        store.install(associations: [:])
+        #expect(store.ruleSet.match(event).isEmpty)
     }
 
     /// The service fetches in the background as soon as it runs; the store takes the components without the
