@@ -145,6 +145,7 @@ public enum AssociationCommands {
     ///   - stateDirectory: where the cache is.
     /// - Returns: the checks, sorted by domain.
     static func doctorChecks(for ruleSet: RuleSet, stateDirectory: String) -> [DoctorCheck] {
+        guard !ruleSet.liveDomains.isEmpty else { return [] }
         let (entries, problem) = cachedEntries(stateDirectory: stateDirectory)
         let applied = ruleSet.applying(AssociationRefresh.files(Array(entries.values)))
         return ruleSet.liveDomains.map { domain in

@@ -74,8 +74,10 @@ public enum RulesCommands {
         guard let loaded = result.ruleSet else {
             return .lines([CheckReport(result).text], status: 1)
         }
-        let (entries, _) = AssociationCommands.cachedEntries(
-            stateDirectory: HostDefaults.stateDirectory(stateDirectory))
+        let (entries, _) =
+            loaded.liveDomains.isEmpty
+            ? ([:], nil)
+            : AssociationCommands.cachedEntries(stateDirectory: HostDefaults.stateDirectory(stateDirectory))
         let ruleSet = loaded.applying(AssociationRefresh.files(Array(entries.values)))
         let event = TagEvent(
             uid: tag.uid.map { canonicalUID($0) ?? $0 }, reader: tag.reader, tech: tag.tech, uri: tag.uri,
