@@ -14,6 +14,8 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidRequest
         /// The state database could not be opened, migrated, read or written.
         case stateDatabase
+        /// A domain's association file could not be fetched: TLS, timeout, status, redirect, size, trust anchor.
+        case associationFetch
     }
 
     /// What kind of failure this is.

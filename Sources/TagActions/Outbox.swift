@@ -129,6 +129,9 @@ public final class Outbox: Sendable {
                     """
             )
         }
+        migrator.registerMigration("aasa-cache") { db in
+            try db.execute(sql: Outbox.associationCacheSchema)
+        }
         return migrator
     }
 

@@ -18,6 +18,9 @@ public enum RouterLauncher {
         case invalidRules
         /// The state directory could not be used (exit status 1).
         case stateUnavailable(String)
+        /// The live association files cannot be fetched as configured: `TAGROUTER_AASA_CA` or
+        /// `TAGROUTER_AASA_CONNECT_TO` is unusable (exit status 1).
+        case invalidAssociationSettings(String)
     }
 
     /// Runs the router.
@@ -77,6 +80,17 @@ public enum RouterLauncher {
                 ?? .dryRun,
             history: outbox, metrics: metrics, logger: logger)
         services.append(RulesReloader(store: store, logger: logger))
+        do {
+            var fetch = try AssociationFetcher.Configuration.from(environment: environment)
+            fetch.userAgent = "tagrouter/\(Version.current)"
+            services.append(
+                AssociationRefresher(
+                    store: store, cache: outbox, fetcher: try AssociationFetcher(configuration: fetch),
+                    interval: settings.associationRefreshInterval, logger: logger))
+        } catch {
+            printError("\(error)")
+            return .invalidAssociationSettings("\(error)")
+        }
         if let address = settings.metricsAddress {
             services.append(MetricsServer(host: address.host, port: address.port, registry: registry, logger: logger))
         }

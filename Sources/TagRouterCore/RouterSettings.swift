@@ -15,6 +15,9 @@ public struct RouterSettings: Sendable {
     /// The graceful-shutdown budget of the whole service group: taps in progress, the outbox worker and the
     /// other services may take this long to stop before they are cancelled (commands are then killed).
     public var gracePeriod: Duration
+    /// How long a live association file is used before it is checked again (`--aasa-refresh`; docs/rules.md,
+    /// "Live association files").
+    public var associationRefreshInterval: Duration = AssociationRefresher.defaultInterval
 
     /// Creates settings.
     /// - Parameters:

@@ -8,7 +8,9 @@ public final class RuleStore: Sendable {
     public let sources: [String]
     let environment: [String: String]
     let logger: Logger
-    private let current: Mutex<RuleSet>
+    /// The rules with the live association files' components swapped in, and those files.
+    /// The generation counts reloads, so a swap computed outside the lock never undoes a reload.
+    private let current: Mutex<(ruleSet: RuleSet, associations: [String: AssociationFile], generation: Int)>
 
     /// Creates the store with rules already loaded.
     /// - Parameters:
@@ -20,11 +22,28 @@ public final class RuleStore: Sendable {
         self.sources = sources
         self.environment = environment
         self.logger = logger
-        self.current = Mutex(initial)
+        self.current = Mutex((initial.applying([:]), [:], 0))
     }
 
     /// The rule set in force.
-    public var ruleSet: RuleSet { current.withLock { $0 } }
+    public var ruleSet: RuleSet { current.withLock { $0.ruleSet } }
+
+    /// Swaps in the live association files (docs/rules.md, "Live association files"): the rules take their
+    /// components without the rules files being read again; a rule whose domain is missing matches nothing.
+    /// - Parameter files: every fetched file by domain.
+    public func install(associations files: [String: AssociationFile]) {
+        // Compiled outside the lock, so a tap never waits for it; tried again if the rules were reloaded meanwhile.
+        while true {
+            let (rules, generation) = current.withLock { ($0.ruleSet, $0.generation) }
+            let updated = rules.applying(files)
+            let done = current.withLock { state in
+                guard state.generation == generation else { return false }
+                state = (updated, files, generation + 1)
+                return true
+            }
+            if done { return }
+        }
+    }
 
     /// Loads the rules again; invalid rules keep the previous set in force and log the diagnostics.
     /// - Returns: `true` when the new rules were taken.
@@ -42,7 +61,13 @@ public final class RuleStore: Sendable {
                 metadata: ["rules.errors": "\(result.diagnostics.filter { $0.severity == .error }.count)"])
             return false
         }
-        current.withLock { $0 = ruleSet }
+        let files = current.withLock { $0.associations }
+        var updated = ruleSet.applying(files)
+        current.withLock { state in
+            // Files installed meanwhile are applied again, under the lock (rare: a reload during a refresh).
+            if state.associations != files { updated = ruleSet.applying(state.associations) }
+            state = (updated, state.associations, state.generation + 1)
+        }
         logger.info(
             "rules.reloaded", metadata: ["rules.count": "\(result.ruleCount)", "rules.files": "\(result.fileCount)"])
         return true

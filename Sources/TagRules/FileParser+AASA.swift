@@ -20,8 +20,30 @@ extension FileParser {
             error(node, "AASA file '\(display)' is larger than 1 MiB")
             return nil
         }
+        return aasaComponents(
+            data, appID: appID, mode: mode, variables: variables, location: location(node), blame: node
+        ) {
+            error(node, "'\(display)' is not a valid AASA file: \($0)")
+        }
+    }
+
+    /// The components of an AASA document for `appID` (every `details` entry when nil): the one code path of a local
+    /// `aasa:` file and of a live one (docs/rules.md, "Live association files").
+    /// - Parameters:
+    ///   - data: the file's bytes.
+    ///   - appID: the app whose entries are used.
+    ///   - mode: the rule's comparison settings, under the file's defaults.
+    ///   - variables: the rules file's substitution variables, which the file's own extend.
+    ///   - importLocation: where `aasa` is written (the location of every component).
+    ///   - blame: the node pattern errors are reported at; without one, at `importLocation`.
+    ///   - invalid: called with the reason when the document is not a usable AASA file.
+    /// - Returns: the component objects, or nil after `invalid` or a pattern diagnostic.
+    func aasaComponents(
+        _ data: Data, appID: String?, mode: MatchSubject.Mode, variables: [String: [String]],
+        location importLocation: SourceLocation, blame node: Node?, invalid report: (String) -> Void
+    ) -> [ComponentObject]? {
         func invalid(_ why: String) -> [ComponentObject]? {
-            error(node, "'\(display)' is not a valid AASA file: \(why)")
+            report(why)
             return nil
         }
         guard let json = try? JSONSerialization.jsonObject(with: data) else { return invalid("not valid JSON") }
@@ -32,7 +54,10 @@ extension FileParser {
             return invalid("'applinks.details' is not a list of objects")
         }
         var fileVariables = variables
-        if let extra = applinks["substitutionVariables"] as? [String: [String]] {
+        if let value = applinks["substitutionVariables"] {
+            guard let extra = value as? [String: [String]] else {
+                return invalid("'applinks.substitutionVariables' is not an object of string lists")
+            }
             fileVariables.merge(extra) { _, new in new }
         }
         let chosen = details.filter { entry in
@@ -44,7 +69,6 @@ extension FileParser {
             return invalid(appID.map { "no 'details' entry for appID '\($0)'" } ?? "'applinks.details' is empty")
         }
         var objects: [ComponentObject] = []
-        let importLocation = location(node)
         let none = Inherited(raw: RawComponent(location: importLocation), setsExclude: false)
         guard let fileDefaults = inherited(applinks["defaults"], over: none, location: importLocation) else {
             return invalid("'applinks.defaults' is not a component object, or has a key of the wrong type")

@@ -85,8 +85,9 @@ extension FileParser {
         return .init(text: text, node: node)
     }
 
-    /// Compiles a component object; pattern problems are blamed on the pattern's node, or on `blame`.
-    func compile(_ raw: RawComponent, mode: MatchSubject.Mode, variables: [String: [String]], blame: Node)
+    /// Compiles a component object; pattern problems are blamed on the pattern's node, or on `blame`, or (a live
+    /// association file has no node) reported at the object's location.
+    func compile(_ raw: RawComponent, mode: MatchSubject.Mode, variables: [String: [String]], blame: Node?)
         -> ComponentObject?
     {
         let objectMode = MatchSubject.Mode(
@@ -108,8 +109,10 @@ extension FileParser {
             } catch {
                 if let node = text.node {
                     self.error(node, offset: error.offset, error.message)
-                } else {
+                } else if let blame {
                     self.error(blame, error.message)
+                } else {
+                    report(line: raw.location.line, column: raw.location.column, error.message)
                 }
                 failed = true
                 return nil

@@ -22,11 +22,18 @@ extension FileParser {
         if componentKeys.count > 1 {
             error(componentKeys[1].keyNode, "use only one of 'components', 'paths' and 'aasa' \(context)")
         }
-        if let first = componentKeys.first, byKey["domains"] == nil, byKey["schemes"] == nil {
+        let isLive = byKey["aasa"].map { if case .mapping = $0.value { true } else { false } } ?? false
+        if let first = componentKeys.first, byKey["domains"] == nil, byKey["schemes"] == nil, !isLive {
             error(first.keyNode, "'\(first.key)' requires 'domains' or 'schemes' \(context)")
         }
         if let appID = byKey["appID"], byKey["aasa"] == nil {
             error(appID.keyNode, "'appID' only goes with 'aasa' \(context)")
+        }
+        if let appID = byKey["appID"], isLive {
+            error(appID.keyNode, "write 'appID' inside 'aasa' when it names a domain \(context)")
+        }
+        if let domains = byKey["domains"], isLive {
+            error(domains.keyNode, "'aasa' with a 'domain' sets the rule's domain: remove 'domains' \(context)")
         }
         for item in items {
             let what = "'\(item.key)'"
@@ -53,7 +60,11 @@ extension FileParser {
             case "paths":
                 conditions.components = parsePaths(item.value, mode: mode)
             case "aasa":
-                conditions.components = importAASA(item.value, appID: byKey["appID"]?.value, mode: mode)
+                if isLive {
+                    conditions.live = parseLiveAASA(item.value, context: context, mode: mode)
+                } else {
+                    conditions.components = importAASA(item.value, appID: byKey["appID"]?.value, mode: mode)
+                }
             case "uid":
                 conditions.uids = stringList(item.value, what).map { Set($0.compactMap(parseUID)) }
             case "mime":
@@ -107,6 +118,10 @@ extension FileParser {
             default:
                 break
             }
+        }
+        if let live = conditions.live {
+            conditions.domains = [DomainPattern(host: live.domain, isWildcard: false, port: nil)]
+            conditions.unavailable = MatchConditions.notFetched(live.domain)
         }
         return conditions
     }

@@ -66,7 +66,8 @@ extension FileParser {
         let hasActionKey = items.contains { ["run", "open", "webhook", "actions"].contains($0.key) }
         if !hasActionKey { error(node, "rule '\(name)' has no action (add 'run', 'open', 'webhook' or 'actions')") }
         let errorsAfter = diagnostics.count { $0.severity == .error }
-        guard errorsAfter == errorsBefore, let conditions else { return nil }
+        guard errorsAfter == errorsBefore, var conditions else { return nil }
+        conditions.live?.rule = name
         return Rule(
             name: name, location: location(nameNode ?? node), actions: actions, continues: continues,
             cooldown: cooldown, conditions: conditions)

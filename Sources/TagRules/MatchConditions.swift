@@ -12,9 +12,19 @@ struct MatchConditions: Sendable {
     var reader: Pattern?
     var tech: Set<String>?
     var any = false
+    /// The live association file whose components this rule uses (docs/rules.md, "Live association files").
+    var live: AssociatedDomain?
+    /// Why the rule matches nothing for now: its live file is not fetched yet, or cannot be used.
+    var unavailable: String?
+
+    /// What a rule whose live file was never fetched says in `explain`.
+    static func notFetched(_ domain: String) -> String {
+        "aasa: the association file of \(domain) has not been fetched yet, so the rule matches nothing "
+            + "(tagrouter aasa refresh fetches it)"
+    }
 
     /// Whether the rule looks at the URI at all.
-    var needsURI: Bool { domains != nil || schemes != nil || components != nil }
+    var needsURI: Bool { domains != nil || schemes != nil || components != nil || live != nil }
 
     /// The result of evaluating a rule, with a reason when explaining.
     struct Outcome {
@@ -69,6 +79,7 @@ struct MatchConditions: Sendable {
         if let text, !event.texts.contains(where: text.matches) {
             return fail("text: no Text record matches '\(text.source)'")
         }
+        if let unavailable { return fail(unavailable) }
         if let components, subject != nil {
             for component in components {
                 guard component.matches(&subject!) else { continue }

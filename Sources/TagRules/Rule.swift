@@ -15,10 +15,15 @@ public struct Rule: Sendable {
     public var cooldown: Duration
     /// The compiled conditions, behind one reference so that evaluating a candidate retains one object, not each
     /// of the conditions' arrays.
-    let matcher: Matcher
+    private(set) var matcher: Matcher
 
     /// The conditions.
     var conditions: MatchConditions { matcher.conditions }
+
+    /// Replaces the conditions (a live association file's components arrived).
+    mutating func setConditions(_ conditions: MatchConditions) {
+        matcher = Matcher(conditions)
+    }
 
     /// A reference holder for the conditions (immutable, hence Sendable).
     final class Matcher: Sendable {

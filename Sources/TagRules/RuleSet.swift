@@ -15,6 +15,14 @@ public struct RuleSet: Sendable {
         self.index = RuleIndex(rules: rules)
     }
 
+    /// A rule set with other conditions for the same rules: the index, which files rules by domain and scheme
+    /// only, stays valid.
+    init(rules: [Rule], files: [String], index: RuleIndex) {
+        self.rules = rules
+        self.files = files
+        self.index = index
+    }
+
     /// Loads rules from files and folders (a folder: its `*.yaml`/`*.yml` files in byte order of the name).
     /// - Parameters:
     ///   - sources: files and folders, in order.

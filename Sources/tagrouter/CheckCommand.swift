@@ -9,7 +9,9 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Prints every problem of every file (file:line:col: error: …) and exits 1, or prints \
             "N rules in M files" and exits 0. Without SOURCES or --rules, reads $TAGROUTER_RULES, or \
-            /etc/tagrouter/rules as root, or $XDG_CONFIG_HOME/tagrouter/rules (~/.config/tagrouter/rules).
+            /etc/tagrouter/rules as root, or $XDG_CONFIG_HOME/tagrouter/rules (~/.config/tagrouter/rules). A rule \
+            whose live association file (aasa: { domain: … }) is not in the state directory's cache yet gets a \
+            warning: it matches nothing until the file is fetched.
             """
     )
 
@@ -17,11 +19,12 @@ struct CheckCommand: ParsableCommand {
     var sources: [String] = []
 
     @OptionGroup var rules: RulesOptions
+    @OptionGroup var state: StateOptions
 
     @Flag(help: "Print the result as JSON, for editors and CI.")
     var json = false
 
     func run() throws {
-        try RulesCommands.check(sources: sources + rules.rules, json: json).finish()
+        try RulesCommands.check(sources: sources + rules.rules, json: json, stateDirectory: state.stateDir).finish()
     }
 }

@@ -8,7 +8,9 @@ struct MatchCommand: ParsableCommand {
         abstract: "Show which rules a tag with this URI would trigger, and the actions, without running them.",
         discussion: """
             Exit status: 0 when a rule matches, 2 when no rule does (the tag would be ignored), 1 when the rules \
-            have errors. Secrets from ${VAR} are shown as ${VAR}.
+            have errors. Secrets from ${VAR} are shown as ${VAR}. Live association files (aasa: { domain: … }) \
+            are taken from the state directory's cache; a rule whose file is not fetched yet matches nothing, and \
+            --explain says so.
             """
     )
 
@@ -28,6 +30,7 @@ struct MatchCommand: ParsableCommand {
     var text: [String] = []
 
     @OptionGroup var rules: RulesOptions
+    @OptionGroup var state: StateOptions
 
     @Flag(help: "Show every rule's verdict and what decided it.")
     var explain = false
@@ -44,6 +47,8 @@ struct MatchCommand: ParsableCommand {
     func run() throws {
         let tag = RulesCommands.Tag(
             uri: uri.isEmpty ? nil : uri, uid: uid, reader: reader, tech: tech, texts: text)
-        try RulesCommands.match(tag, sources: rules.rules, explain: explain, json: json).finish()
+        try RulesCommands.match(
+            tag, sources: rules.rules, explain: explain, json: json, stateDirectory: state.stateDir
+        ).finish()
     }
 }

@@ -11,11 +11,11 @@ struct RulesOptions: ParsableArguments {
     var rules: [String] = []
 }
 
-/// `--state-dir`: shared by `run`, `history` and `doctor`.
+/// `--state-dir`: shared by `run`, `history`, `doctor`, `check`, `match` and `aasa`.
 struct StateOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "State directory: tap history and webhook outbox (default: /var/lib/tagrouter as root, else "
+            "State directory: tap history, webhook outbox, association file cache (default: /var/lib/tagrouter as root, else "
                 + "$XDG_STATE_HOME/tagrouter or ~/.local/state/tagrouter).", valueName: "dir"))
     var stateDir: String?
 }

@@ -10,7 +10,9 @@ struct RunCommand: AsyncParsableCommand {
             Loads the rules (exit 1 with the diagnostics if they are invalid), then watches the readers until \
             SIGTERM or SIGINT: each presentation is read once, matched against the rules, and the first matching \
             rule's actions run (and those of the rules it continues to). SIGHUP, or a change to a rules file, \
-            reloads the rules; invalid rules keep the previous ones running. Exit status: 0 after a clean \
+            reloads the rules; invalid rules keep the previous ones running. SIGHUP also refreshes the live \
+            association files (aasa: { domain: … }) at once. Live association files are fetched in the background over HTTPS; TAGROUTER_AASA_CA=FILE adds \
+            trusted certificates (PEM) for a private CA. Exit status: 0 after a clean \
             shutdown, 1 when the rules or the state directory cannot be used.
             """)
 
@@ -33,6 +35,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Log format: text (one readable line) or json (one object per line, for journald or Loki).")
     var logFormat: String = "text"
 
+    @Option(
+        help: ArgumentHelp(
+            "How often live association files (aasa: { domain: … }) are checked again: 24h, 30m, … (at least 1m).",
+            valueName: "duration"))
+    var aasaRefresh = "24h"
+
     private var options: RunOptions {
         var options = RunOptions()
         options.rules = rules.rules
@@ -43,6 +51,7 @@ struct RunCommand: AsyncParsableCommand {
         options.concurrency = concurrency
         options.logLevel = logLevel
         options.logFormat = logFormat
+        options.associationRefresh = aasaRefresh
         return options
     }
 

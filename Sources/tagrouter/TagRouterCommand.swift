@@ -11,6 +11,7 @@ struct TagRouterCommand: AsyncParsableCommand {
         subcommands: [
             DecodeCommand.self, ReadersCommand.self, ReadCommand.self, EmulateCommand.self, CheckCommand.self,
             MatchCommand.self, HistoryCommand.self, RunCommand.self, DoctorCommand.self,
+            AASACommand.self,
         ]
     )
 }

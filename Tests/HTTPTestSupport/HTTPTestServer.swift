@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// One request as the test server received it.
@@ -48,13 +49,25 @@ public final class HTTPTestServer: Sendable {
         self.state = Mutex([])
     }
 
-    /// Starts a server on `port` (0 = a free one) answering per `script`.
-    public static func start(port: Int = 0, script: @escaping Script) async throws -> HTTPTestServer {
+    /// Starts a server on `port` (0 = a free one) answering per `script`; HTTPS when `tls` names a certificate
+    /// and key (PEM files, as ``TestCertificateAuthority`` issues them).
+    public static func start(
+        port: Int = 0, tls: TestCertificateAuthority.Issued? = nil, script: @escaping Script
+    ) async throws -> HTTPTestServer {
         let recorder = Recorder(script: script)
+        let sslContext = try tls.map { issued in
+            try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(issued.certificate).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: issued.key, format: .pem))))
+        }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(recorder: recorder))
                 }

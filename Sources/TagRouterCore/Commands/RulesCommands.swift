@@ -8,9 +8,16 @@ public enum RulesCommands {
     /// - Parameters:
     ///   - sources: the rules files and folders given; the configured default when empty.
     ///   - json: print the result as JSON.
+    ///   - stateDirectory: `--state-dir`, whose cache says which live association files are fetched; the default
+    ///     one when nil.
     /// - Returns: the report; status 1 when a file has an error.
-    public static func check(sources: [String], json: Bool) -> CommandOutput {
-        let report = CheckReport(sources: HostDefaults.rulesSources(sources), environment: HostDefaults.environment)
+    public static func check(sources: [String], json: Bool, stateDirectory: String? = nil) -> CommandOutput {
+        let loaded = RuleSet.load(sources: HostDefaults.rulesSources(sources), environment: HostDefaults.environment)
+        var report = CheckReport(loaded)
+        if let ruleSet = loaded.ruleSet {
+            report.diagnostics += AssociationCommands.warnings(
+                for: ruleSet, stateDirectory: HostDefaults.stateDirectory(stateDirectory))
+        }
         return .lines([json ? report.json : report.text], status: report.succeeded ? 0 : 1)
     }
 
@@ -57,12 +64,21 @@ public enum RulesCommands {
     ///   - sources: the rules files and folders given; the configured default when empty.
     ///   - explain: show every rule's verdict.
     ///   - json: print the result as JSON.
+    ///   - stateDirectory: `--state-dir`, whose cached live association files the rules use; the default one when
+    ///     nil.
     /// - Returns: the report; status 0 when a rule matches, 2 when none does, 1 when the rules have errors.
-    public static func match(_ tag: Tag, sources: [String], explain: Bool, json: Bool) -> CommandOutput {
+    public static func match(_ tag: Tag, sources: [String], explain: Bool, json: Bool, stateDirectory: String? = nil)
+        -> CommandOutput
+    {
         let result = RuleSet.load(sources: HostDefaults.rulesSources(sources), environment: HostDefaults.environment)
-        guard let ruleSet = result.ruleSet else {
+        guard let loaded = result.ruleSet else {
             return .lines([CheckReport(result).text], status: 1)
         }
+        let (entries, _) =
+            loaded.liveDomains.isEmpty
+            ? ([:], nil)
+            : AssociationCommands.cachedEntries(stateDirectory: HostDefaults.stateDirectory(stateDirectory))
+        let ruleSet = loaded.applying(AssociationRefresh.files(Array(entries.values)))
         let event = TagEvent(
             uid: tag.uid.map { canonicalUID($0) ?? $0 }, reader: tag.reader, tech: tag.tech, uri: tag.uri,
             texts: tag.texts)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TagRules
 
 /// What `tagrouter run` is told on its command line (docs/cli.md, "run"), before defaults are resolved.
 public struct RunOptions: Sendable {
@@ -19,6 +20,8 @@ public struct RunOptions: Sendable {
     public var logLevel = "info"
     /// `--log-format`.
     public var logFormat = "text"
+    /// `--aasa-refresh`: how often live association files are checked again (`24h`, `30m`, …).
+    public var associationRefresh = "24h"
 
     /// Options with every default.
     public init() {}
@@ -37,6 +40,18 @@ public struct RunOptions: Sendable {
         }
         guard concurrency >= 1 else { throw CommandFailure("--concurrency must be at least 1.") }
         if let metrics { _ = try Self.address(metrics) }
+        _ = try Self.refreshInterval(associationRefresh)
+    }
+
+    /// Parses `--aasa-refresh`: a duration of at least one minute.
+    /// - Parameter text: the duration as written (`24h`, `90m`).
+    /// - Returns: the interval.
+    /// - Throws: ``CommandFailure`` when it is not a duration of at least 1m.
+    static func refreshInterval(_ text: String) throws(CommandFailure) -> Duration {
+        guard let interval = DurationText.parse(text), interval >= .seconds(60) else {
+            throw CommandFailure("--aasa-refresh takes a duration of at least 1m, such as 24h or 30m (got '\(text)').")
+        }
+        return interval
     }
 
     /// Parses `HOST:PORT` (`[::1]:9090` for IPv6; `:9090` for 127.0.0.1).
@@ -66,13 +81,14 @@ extension RouterLauncher {
         let level = Logger.Level(rawValue: options.logLevel) ?? .info
         LoggingSystem.bootstrap { _ in LogLine(format: format, level: level) }
         let patterns = options.readers.map(ReaderPattern.init(text:))
-        let settings = RouterSettings(
+        var settings = RouterSettings(
             rulesSources: HostDefaults.rulesSources(options.rules),
             stateDirectory: HostDefaults.stateDirectory(options.stateDirectory),
             acceptsReader: { name in patterns.isEmpty || patterns.contains { $0.matches(name) } },
             isDryRun: options.isDryRun,
             metricsAddress: try options.metrics.map(RunOptions.address),
             concurrency: options.concurrency)
+        settings.associationRefreshInterval = try RunOptions.refreshInterval(options.associationRefresh)
         let outcome = try await run(
             settings: settings, environment: HostDefaults.environment, logger: Logger(label: "tagrouter"),
             printError: Terminal.printError)
