@@ -1,5 +1,6 @@
 /// Walks NDEF bytes record by record with indices over one buffer, checking every length against what remains
-/// before copying anything, reassembling chunks, and validating the content of the records it knows.
+/// before copying anything, reassembling chunks, and validating the content of the records it knows. The records
+/// it returns share the storage of the buffer instead of copying it.
 struct MessageParser {
     /// The deepest Smart Poster nesting accepted: a Smart Poster inside a Smart Poster inside … four times.
     static let maximumDepth = 4
@@ -12,21 +13,52 @@ struct MessageParser {
     /// What the bytes are, for messages: `message` or `Smart Poster payload`.
     let container: String
 
-    /// A chunked record being reassembled.
+    /// A chunked record being reassembled: its type and ID, then its payload so far.
     private struct Chunked {
         var tnf: TNF
-        var type: [UInt8]
-        var id: [UInt8]
-        var payload: [UInt8]
+        var typeLength: Int
+        var idLength: Int
+        var bytes: [UInt8]
         var location: RecordLocation
     }
 
     /// The records, in order, their content checked. Empty input is an empty message.
-    func parse() throws(NDEFError) -> [NDEFRecord] {
+    /// - Parameter storage: the bytes `bytes` points to, which the records share.
+    func parse<Storage: RandomAccessCollection<UInt8>>(
+        sharing storage: Storage
+    ) throws(NDEFError) -> [NDEFRecord] where Storage.Index == Int, Storage.SubSequence == ArraySlice<UInt8> {
         var records: [NDEFRecord] = []
+        records.reserveCapacity(countRecords())
         try walk { record throws(NDEFError) in
             try record.validateContent()
-            records.append(record.copied())
+            records.append(record.shared(from: storage))
+        }
+        return records
+    }
+
+    /// How many records the headers announce (chunk continuations not counted), stopping at the first header
+    /// that does not fit; `walk` finds any problem. At most a third of the byte count.
+    private func countRecords() -> Int {
+        let count = bytes.count
+        var offset = 0
+        var records = 0
+        while count - offset >= 3 {
+            let flags = bytes[offset]
+            let isShort = flags & 0x10 != 0
+            let headerLength = 2 + (isShort ? 1 : 4) + (flags & 0x08 != 0 ? 1 : 0)
+            guard count - offset >= headerLength else { break }
+            var length = Int(bytes[offset + 1])
+            if isShort {
+                length += Int(bytes[offset + 2])
+            } else {
+                length += Int(bytes[offset + 2]) << 24 | Int(bytes[offset + 3]) << 16
+                length += Int(bytes[offset + 4]) << 8 | Int(bytes[offset + 5])
+            }
+            if flags & 0x08 != 0 { length += Int(bytes[offset + headerLength - 1]) }
+            guard length <= count - offset - headerLength else { break }
+            if flags & 0x07 != TNF.unchanged.rawValue { records += 1 }
+            if flags & 0x40 != 0 { break }
+            offset += headerLength + length
         }
         return records
     }
@@ -104,25 +136,25 @@ struct MessageParser {
             let typeStart = start + headerLength
             let payloadStart = typeStart + typeLength + idLength
             if var open = chunked {
-                chunked = nil  // keeps `open.payload` uniquely referenced, so appending never copies it
+                chunked = nil  // keeps `open.bytes` uniquely referenced, so appending never copies it
                 guard tnf == .unchanged else {
                     throw fail(.chunkMisuse, "a chunked record continues with TNF \(tnf.rawValue) instead of 6")
                 }
                 if hasID {
                     throw fail(.chunkMisuse, "a chunk continuation has the IL (ID length) flag")
                 }
-                open.payload.append(contentsOf: slice(payloadStart, payloadLength))
+                open.bytes.append(contentsOf: slice(payloadStart, payloadLength))
                 if isChunk {
                     chunked = open
                 } else {
-                    try open.payload.withUnsafeBufferPointer { payload throws(NDEFError) in
-                        try open.type.withUnsafeBufferPointer { type throws(NDEFError) in
-                            try open.id.withUnsafeBufferPointer { id throws(NDEFError) in
-                                try visit(
-                                    RawRecord(
-                                        tnf: open.tnf, type: type, id: id, payload: payload, location: open.location))
-                            }
-                        }
+                    try open.bytes.withUnsafeBufferPointer { all throws(NDEFError) in
+                        let idEnd = open.typeLength + open.idLength
+                        try visit(
+                            RawRecord(
+                                tnf: open.tnf, start: nil, reassembled: open.bytes,
+                                type: UnsafeBufferPointer(rebasing: all[..<open.typeLength]),
+                                id: UnsafeBufferPointer(rebasing: all[open.typeLength..<idEnd]),
+                                payload: UnsafeBufferPointer(rebasing: all[idEnd...]), location: open.location))
                     }
                 }
             } else {
@@ -140,9 +172,13 @@ struct MessageParser {
                     }
                     location.payload = nil
                     chunked = Chunked(
-                        tnf: tnf, type: Array(type), id: Array(id), payload: Array(payload), location: location)
+                        tnf: tnf, typeLength: typeLength, idLength: idLength,
+                        bytes: Array(slice(typeStart, position - typeStart)), location: location)
                 } else {
-                    try visit(RawRecord(tnf: tnf, type: type, id: id, payload: payload, location: location))
+                    try visit(
+                        RawRecord(
+                            tnf: tnf, start: typeStart, reassembled: nil, type: type, id: id, payload: payload,
+                            location: location))
                 }
             }
             ended = isEnd

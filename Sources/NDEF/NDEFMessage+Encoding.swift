@@ -48,9 +48,9 @@ extension NDEFMessage {
                 bytes.append(contentsOf: [UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)])
             }
             if !record.id.isEmpty { bytes.append(UInt8(truncatingIfNeeded: record.id.count)) }
-            bytes.append(contentsOf: record.type)
-            bytes.append(contentsOf: record.id)
-            bytes.append(contentsOf: record.payload)
+            record.type.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+            record.id.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+            record.payload.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
         }
         return bytes
     }

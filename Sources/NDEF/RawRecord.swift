@@ -1,25 +1,30 @@
 /// A record as the parser sees it: views into the message bytes (or into a reassembled chunk buffer), valid only
-/// during the visit.
+/// during the visit, and where they are.
 struct RawRecord {
     var tnf: TNF
+    /// The offset of the type in the parser's bytes (the ID and the payload follow it), `nil` for a record
+    /// reassembled from chunks.
+    var start: Int?
+    /// The type, ID and payload of a record reassembled from chunks, which the buffers point into.
+    var reassembled: [UInt8]?
     var type: UnsafeBufferPointer<UInt8>
     var id: UnsafeBufferPointer<UInt8>
     var payload: UnsafeBufferPointer<UInt8>
     var location: RecordLocation
 
-    /// The record as a value; the common well-known types share one array instead of allocating.
-    func copied() -> NDEFRecord {
-        let typeBytes: [UInt8]
-        if tnf == .wellKnown && type.elementsEqual(RecordType.uri) {
-            typeBytes = RecordType.uri
-        } else if tnf == .wellKnown && type.elementsEqual(RecordType.text) {
-            typeBytes = RecordType.text
-        } else if tnf == .wellKnown && type.elementsEqual(RecordType.smartPoster) {
-            typeBytes = RecordType.smartPoster
+    /// The record as a value sharing `storage`, the bytes the parser walks, or the reassembled bytes: nothing is
+    /// copied.
+    func shared<Storage: RandomAccessCollection<UInt8>>(
+        from storage: Storage
+    ) -> NDEFRecord where Storage.Index == Int, Storage.SubSequence == ArraySlice<UInt8> {
+        let bytes: ArraySlice<UInt8>
+        if let start {
+            let first = storage.startIndex + start
+            bytes = storage[first..<first + type.count + id.count + payload.count]
         } else {
-            typeBytes = Array(type)
+            bytes = reassembled?[...] ?? []
         }
-        return NDEFRecord(tnf: tnf, type: typeBytes, id: id.isEmpty ? [] : Array(id), payload: Array(payload))
+        return NDEFRecord(tnf: tnf, sharing: bytes, typeCount: type.count, idCount: id.count)
     }
 
     /// Checks the content a decoder must reject, without allocating (except for chunked Smart Poster content).

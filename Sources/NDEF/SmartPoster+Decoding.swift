@@ -36,10 +36,10 @@ extension SmartPoster {
     }
 
     /// Checks and decodes an `Sp` payload found at `location`.
-    static func decode(_ payload: [UInt8], at location: RecordLocation) throws(NDEFError) -> SmartPoster {
+    static func decode(_ payload: NDEFBytes, at location: RecordLocation) throws(NDEFError) -> SmartPoster {
         let records = try payload.withUnsafeBufferPointer { buffer throws(NDEFError) in
             try validate(buffer, at: location)
-            return try nestedParser(buffer, at: location).parse()
+            return try nestedParser(buffer, at: location).parse(sharing: payload.storage)
         }
         var uri = ""
         var titles: [TextRecord] = []
@@ -116,7 +116,7 @@ extension SmartPoster {
     private static let image = Array("image/".utf8)
     private static let video = Array("video/".utf8)
 
-    private static func isIconType(_ type: [UInt8]) -> Bool {
+    private static func isIconType(_ type: NDEFBytes) -> Bool {
         let prefix = type.prefix(6).map(RecordType.lowercased)
         return prefix.elementsEqual(image) || prefix.elementsEqual(video)
     }
