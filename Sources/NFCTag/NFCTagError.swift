@@ -24,6 +24,14 @@ public struct NFCTagError: Error, CustomStringConvertible {
         case messageTooLarge
         /// The ATR names a card kind this module cannot read (Topaz, ISO 14443B-3 storage cards).
         case unsupportedCard
+        /// The tag refuses writing: a read-only capability container, GPB or access bits.
+        case readOnly
+        /// The message does not fit the tag's NDEF area.
+        case insufficientCapacity
+        /// The card refused an authentication the operation needs (MIFARE Classic keys).
+        case authenticationFailed
+        /// What was read back after a write differs from what was written.
+        case verificationFailed
     }
 
     /// The kind of failure.
