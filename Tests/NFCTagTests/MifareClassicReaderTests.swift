@@ -58,13 +58,13 @@ struct MifareClassicReaderTests {
             (String(repeating: "00 ", count: 16) + "90 00", String(repeating: "00 ", count: 16) + "90 00"),
             ("15 01" + String(repeating: " 03 E1", count: 7) + " 90 00", mad1Block2),
             (
-                "F2 01" + String(repeating: " 00 00", count: 7) + " 90 00",
+                "D5 01" + String(repeating: " 00 00", count: 7) + " 90 00",
                 String(repeating: "00 00 ", count: 8) + "90 00"
             ),
         ])
     func aMADWithAWrongCRCOrNoNDEFSectorIsNotNDEF(block1: String, block2: String) async throws {
-        // The third row is a valid MAD (CRC F2 over info 01 and free sectors) with no NDEF sector.
-        #expect(MAD.crc(Hex.bytes("01" + String(repeating: "0000", count: 15))) == 0xF2)
+        // The third row is a valid MAD (CRC D5 over info 01 and free sectors) with no NDEF sector.
+        #expect(MAD.crc(Hex.bytes("01" + String(repeating: "0000", count: 15))) == 0xD5)
         let channel = ScriptedChannel(hex: [
             Self.uid, (Self.loadMADKey, Self.ok), (Self.authMAD, Self.ok), ("FF B0 00 01 10", block1),
             ("FF B0 00 02 10", block2),
