@@ -27,8 +27,8 @@ import enum TestSupport.TagRouterBinary
             #expect(output.standardOutput.contains(#""atr":"3B8F8001804F0CA000000306030001000000006A""#))
             #expect(output.standardOutput.contains(#""uri":"\#(uri)""#))
             await presented.remove()
-            // LOAD KEY, AUTHENTICATE, 2 MAD reads, LOAD KEY, AUTHENTICATE, 3 reads for the 37-byte TLV; plus UID.
-            #expect(presented.commandCount == 1 + 9)
+            // The UID, LOAD KEY, AUTHENTICATE, 2 MAD reads, LOAD KEY, AUTHENTICATE, 2 reads for the 26-byte TLV.
+            #expect(presented.commandCount == 1 + 8)
         }
     }
 
