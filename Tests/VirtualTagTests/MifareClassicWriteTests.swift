@@ -71,6 +71,30 @@ struct MifareClassicWriteTests {
         }
     }
 
+    /// Commands per write of a 40-byte URI (42-byte TLV, 3 blocks), as docs/tags.md gives them.
+    @Test(
+        arguments: [
+            // MAD1 + GPB (5), NDEF key, auth + trailer check (2), 3 blocks + the length (4), 3 reads back.
+            (MifareClassicModel.classic1K, false, 5 + 1 + 2 + 4 + 3),
+            // The same and MAD2 (auth + 3 reads).
+            (.classic4K, false, 5 + 4 + 1 + 2 + 4 + 3),
+            // MAD key refused (2), factory key, survey of 16 sectors (32), sector 1 (auth, 3 blocks, trailer),
+            // sectors 2-15 (auth, trailer), sector 0 (auth, MAD, trailer), NDEF key, the length (2), 3 reads.
+            (.classic1K, true, 2 + 1 + 32 + 5 + 14 * 2 + 4 + 1 + 2 + 3),
+            // 40 sectors surveyed; sectors 2-15 and 17-39 (auth, trailer); sector 16 (auth, MAD2, trailer).
+            (.classic4K, true, 2 + 1 + 80 + 5 + 37 * 2 + 5 + 4 + 1 + 2 + 3),
+        ] as [(MifareClassicModel, Bool, Int)])
+    func commandsPerWrite(model: MifareClassicModel, factory: Bool, expected: Int) async throws {
+        let start =
+            factory ? MifareClassicCard.factoryFresh(model: model) : try MifareClassicCard(model: model, message: [])
+        let channel = CardChannelAdapter(start)
+        try await MifareClassicWriter(card: Self.cardName(model)).write(try Self.uri(40), to: channel)
+        print(
+            "classic write, \(model.displayName), \(factory ? "factory fresh" : "formatted"): \(channel.commands.count) commands"
+        )
+        #expect(channel.commands.count == expected)
+    }
+
     @Test func aFactoryMiniWithoutItsCardNameIsRefusedUntouched() async throws {
         let channel = CardChannelAdapter(MifareClassicCard.factoryFresh(model: .mini))
         let error = await #expect(throws: NFCTagError.self) {
