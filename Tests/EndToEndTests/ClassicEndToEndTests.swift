@@ -32,6 +32,26 @@ import enum TestSupport.TagRouterBinary
         }
     }
 
+    /// A card whose MAD says NDEF but whose sector 2 has another key: one sentence naming the reader, the
+    /// sector, the block and the card byte.
+    @Test func readFailsNamingTheReaderSectorAndByteWhenAnNDEFSectorRefusesItsKey() async throws {
+        try await withPCSCD { pcscd in
+            let message = try RouterHarness.uriMessage("https://example.com/" + String(repeating: "x", count: 60))
+            var memory = try MifareClassicCard(model: .classic1K, message: message).memory
+            memory.replaceSubrange((11 * 16)..<(11 * 16 + 6), with: Hex.bytes("11 22 33 44 55 66"))
+            let card = MifareClassicCard(model: .classic1K, memory: memory)
+            let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
+            try await waitUntilPcscdSeesACard(pcscd)
+            let output = try await TagRouterBinary.run(["read", "--json"], environment: pcscd.environment)
+            #expect(output.status == 1)
+            #expect(
+                output.standardError
+                    == "reader \"Virtual PCD 00 00\": MIFARE Classic 1K sector 2 (block 8, byte 128) refused the NDEF key A "
+                    + "D3F7D3F7D3F7, though the MAD marks it NDEF\n")
+            await presented.remove()
+        }
+    }
+
     @Test(arguments: [MifareClassicModel.classic1K, .classic4K, .mini])
     func readJSONOnAFactoryFreshCardShowsItsUIDAndNoRecords(model: MifareClassicModel) async throws {
         try await withPCSCD { pcscd in
