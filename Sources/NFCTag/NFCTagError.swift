@@ -37,7 +37,7 @@ public struct NFCTagError: Error, CustomStringConvertible {
     /// The kind of failure.
     public var code: Code
     /// The byte offset the problem was found at, when it concerns a layout: tag memory address for Type 2,
-    /// offset in the CC or NDEF file for Type 4.
+    /// offset in the CC or NDEF file for Type 4, card byte address (block × 16 + byte) for MIFARE Classic.
     public var offset: Int?
     /// The sentence describing the problem, without the cause.
     public var message: String
