@@ -32,6 +32,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "ClassicBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NDEF", package: "TagRouter"),
+                .product(name: "NFCTag", package: "TagRouter"),
+            ],
+            path: "ClassicBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "ActionsBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

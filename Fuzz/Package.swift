@@ -34,6 +34,14 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
         ),
         .executableTarget(
+            name: "fuzz-mad",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        .executableTarget(
+            name: "fuzz-classic-reader",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        .executableTarget(
             name: "fuzz-rules",
             dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
         ),

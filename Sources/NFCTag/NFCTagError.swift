@@ -24,12 +24,20 @@ public struct NFCTagError: Error, CustomStringConvertible {
         case messageTooLarge
         /// The ATR names a card kind this module cannot read (Topaz, ISO 14443B-3 storage cards).
         case unsupportedCard
+        /// The tag refuses writing: a read-only capability container, GPB or access bits.
+        case readOnly
+        /// The message does not fit the tag's NDEF area.
+        case insufficientCapacity
+        /// The card refused an authentication the operation needs (MIFARE Classic keys).
+        case authenticationFailed
+        /// What was read back after a write differs from what was written.
+        case verificationFailed
     }
 
     /// The kind of failure.
     public var code: Code
     /// The byte offset the problem was found at, when it concerns a layout: tag memory address for Type 2,
-    /// offset in the CC or NDEF file for Type 4.
+    /// offset in the CC or NDEF file for Type 4, card byte address (block × 16 + byte) for MIFARE Classic.
     public var offset: Int?
     /// The sentence describing the problem, without the cause.
     public var message: String

@@ -5,6 +5,8 @@ public struct TagReader: Sendable {
     public var type2 = Type2Reader()
     /// The Type 4 reader used for ISO 14443-4 cards.
     public var type4 = Type4Reader()
+    /// The reader used for MIFARE Classic 1K, 4K and Mini cards.
+    public var classic = MifareClassicReader()
 
     /// Creates a reader with default settings.
     public init() {}
@@ -13,13 +15,15 @@ public struct TagReader: Sendable {
     ///
     /// The UID comes from `FF CA 00 00 00`; a status other than `90 00` leaves it nil (not fatal). The ATR
     /// picks the protocol: Type 2 tags are read as such; ISO 14443-4 cards are asked for the Type 4 NDEF
-    /// application (technology `type4` when present, `iso14443-4` with `.absent` when not). MIFARE Classic,
-    /// FeliCa and Type 5 cards are recognised but their NDEF is not read yet: `.absent` with their technology.
+    /// application (technology `type4` when present, `iso14443-4` with `.absent` when not). MIFARE Classic
+    /// cards are read through their MAD (`.absent` when not NDEF formatted: a door fob). FeliCa and Type 5
+    /// cards are recognised but their NDEF is not read yet: `.absent` with their technology.
     /// - Parameters:
     ///   - atr: the card's ATR as the reader reports it.
     ///   - channel: the channel to the card.
     /// - Returns: the reading; never a partial message.
-    /// - Throws: `NFCTagError` (see `Type2Reader.read(from:)` and `Type4Reader.read(from:)`), `unsupportedCard`
+    /// - Throws: `NFCTagError` (see `Type2Reader.read(from:)`, `Type4Reader.read(from:)` and
+    ///   `MifareClassicReader.read(from:card:)`), `unsupportedCard`
     ///   for a storage card this module cannot read (Topaz, ISO 14443B-3 cards); `CancellationError`.
     public func read(atr: [UInt8], channel: some CardChannel) async throws -> TagReading {
         let info = ATRInfo(atr: atr)
@@ -36,7 +40,11 @@ public struct TagReader: Sendable {
                 return TagReading(uid: uid, technology: .iso14443Part4, content: .absent)
             }
             return TagReading(uid: uid, technology: .type4, content: content)
-        case .mifareClassic, .felica, .type5:
+        case .mifareClassic:
+            let card = info.storageCard?.name ?? .mifareClassic1K
+            return TagReading(
+                uid: uid, technology: technology, content: try await classic.read(from: channel, card: card))
+        case .felica, .type5:
             return TagReading(uid: uid, technology: technology, content: .absent)
         }
     }

@@ -21,9 +21,20 @@ struct Type2TLVWalker {
     /// The index of the next TLV (reserved bytes not yet skipped).
     private var position = 0
 
+    /// Names a data-area index in error messages: the byte offset to report and the words that place the TLV
+    /// there (Type 2: tag byte 16 + index; MIFARE Classic: the card byte of the block holding it).
+    let locate: (Int) -> (offset: Int, phrase: String)
+
     /// Creates a walker for a data area of the given size.
-    init(dataAreaSize: Int) {
+    /// - Parameters:
+    ///   - dataAreaSize: the data area size in bytes.
+    ///   - locate: how error messages place an index; Type 2's tag byte addresses by default.
+    init(
+        dataAreaSize: Int,
+        locate: @escaping (Int) -> (offset: Int, phrase: String) = { (16 + $0, "Type 2 TLV at byte \(16 + $0)") }
+    ) {
         self.dataAreaSize = dataAreaSize
+        self.locate = locate
     }
 
     /// Goes on with the walk over `bytes[0..<available]`.
@@ -65,19 +76,20 @@ struct Type2TLVWalker {
 
             let end = reserved.end(from: index, count: length)
             guard end <= dataAreaSize else {
+                let (offset, phrase) = locate(tlvStart)
                 throw NFCTagError(
-                    .malformedTLV, offset: tlvStart + 16,
-                    "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length \(length) runs past the data area (\(dataAreaSize) bytes)"
-                )
+                    .malformedTLV, offset: offset,
+                    "\(phrase): \(Self.name(of: tag)) length \(length) runs past the data area (\(dataAreaSize) bytes)")
             }
             switch tag {
             case 0x03:
                 return .ndef(start: index, end: end, length: length)
             case 0x01, 0x02:
                 guard length == 3 else {
+                    let (offset, phrase) = locate(tlvStart)
                     throw NFCTagError(
-                        .malformedTLV, offset: tlvStart + 16,
-                        "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length is \(length), 3 expected")
+                        .malformedTLV, offset: offset,
+                        "\(phrase): \(Self.name(of: tag)) length is \(length), 3 expected")
                 }
                 guard end <= available else { return .need(end) }
                 let value = reserved.usableBytes(of: bytes, from: index, to: end)
@@ -97,10 +109,10 @@ struct Type2TLVWalker {
 
     /// The error for a TLV whose length is cut off by the end of the data area.
     private func truncated(_ tag: UInt8, at tlvStart: Int) -> NFCTagError {
-        NFCTagError(
-            .malformedTLV, offset: tlvStart + 16,
-            "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length is cut off by the end of the data area (\(dataAreaSize) bytes)"
-        )
+        let (offset, phrase) = locate(tlvStart)
+        return NFCTagError(
+            .malformedTLV, offset: offset,
+            "\(phrase): \(Self.name(of: tag)) length is cut off by the end of the data area (\(dataAreaSize) bytes)")
     }
 
     /// The name of a TLV tag for messages.

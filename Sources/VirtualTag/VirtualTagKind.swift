@@ -1,4 +1,6 @@
-/// The tags `tagrouter emulate --tag` offers, each in its factory layout.
+import NFCTag
+
+/// The tags `tagrouter emulate --tag` offers, each in its factory layout (the `-blank` ones hold no message).
 public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
     /// NTAG213 (Type 2, 144 bytes, factory Lock Control TLV).
     case ntag213
@@ -10,6 +12,18 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
     case ultralight
     /// A Type 4 tag: NDEF application v2, MLe 255, standard file.
     case type4
+    /// MIFARE Classic 1K, NDEF formatted (MAD, public keys).
+    case classic1k
+    /// MIFARE Classic 4K, NDEF formatted (MAD1 and MAD2).
+    case classic4k
+    /// MIFARE Classic Mini, NDEF formatted.
+    case classicmini
+    /// MIFARE Classic 1K as it leaves the factory (keys `FFFFFFFFFFFF`, no MAD): a door fob, UID only.
+    case classic1kBlank = "classic1k-blank"
+    /// MIFARE Classic 4K as it leaves the factory.
+    case classic4kBlank = "classic4k-blank"
+    /// MIFARE Classic Mini as it leaves the factory.
+    case classicminiBlank = "classicmini-blank"
 
     /// Builds the card holding `message`.
     /// - Parameter message: the NDEF message bytes.
@@ -22,6 +36,17 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
         case .ntag216: try Type2Card(model: .ntag216, message: message)
         case .ultralight: try Type2Card(model: .ultralight, message: message)
         case .type4: try Type4Card(message: message)
+        case .classic1k: try MifareClassicCard(model: .classic1K, message: message)
+        case .classic4k: try MifareClassicCard(model: .classic4K, message: message)
+        case .classicmini: try MifareClassicCard(model: .mini, message: message)
+        case .classic1kBlank: MifareClassicCard.factoryFresh(model: .classic1K)
+        case .classic4kBlank: MifareClassicCard.factoryFresh(model: .classic4K)
+        case .classicminiBlank: MifareClassicCard.factoryFresh(model: .mini)
         }
+    }
+
+    /// Whether the kind is a factory-fresh card that holds no message (`emulate` takes no content for it).
+    public var isFactoryFresh: Bool {
+        [.classic1kBlank, .classic4kBlank, .classicminiBlank].contains(self)
     }
 }

@@ -9,7 +9,8 @@ struct EmulateCommand: AsyncParsableCommand {
         discussion: """
             Needs pcscd with the vpcd driver (Debian: apt install pcscd vsmartcard-vpcd), which adds the readers \
             "Virtual PCD 00 00" (port 35963) and "Virtual PCD 00 01" (port 35964). The tag stays until --hold \
-            runs out or Ctrl-C. Exit status: 0 after the tag was presented and removed, 1 when vpcd cannot be \
+            runs out or Ctrl-C. A factory-fresh card (--tag classic1k-blank, classic4k-blank, classicmini-blank) \
+            takes none of --uri, --ndef, --file. Exit status: 0 after the tag was presented and removed, 1 when vpcd cannot be \
             reached or the message does not fit the tag.
             """)
 
@@ -22,7 +23,10 @@ struct EmulateCommand: AsyncParsableCommand {
     @Option(help: "A file holding the raw NDEF message bytes.")
     var file: String?
 
-    @Option(help: "The tag: \(Emulation.kinds.joined(separator: ", ")).")
+    @Option(
+        help:
+            "The tag: \(Emulation.kinds.joined(separator: ", ")). The -blank MIFARE Classic cards are factory fresh (no MAD, UID only) and take no message."
+    )
     var tag: String = Emulation.defaultKind
 
     @Option(help: "vpcd's address (the second reader, Virtual PCD 00 01, is on the next port).")
@@ -41,10 +45,15 @@ struct EmulateCommand: AsyncParsableCommand {
     private var content: Emulation.Content? {
         let given = [uri.map(Emulation.Content.uri), ndef.map(Emulation.Content.hex), file.map(Emulation.Content.file)]
             .compactMap { $0 }
+        if Emulation.isFactoryFresh(kind: tag) { return given.isEmpty ? .hex("") : nil }
         return given.count == 1 ? given[0] : nil
     }
 
     func validate() throws {
+        if Emulation.isFactoryFresh(kind: tag), content == nil {
+            throw ValidationError(
+                "--tag \(tag) is a factory-fresh card holding no message: give no --uri, --ndef or --file")
+        }
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         do {
             try Emulation.validate(content: content, kind: tag, vpcd: vpcd, hold: hold)

@@ -4,8 +4,7 @@ import Testing
 
 @Test(
     arguments: [
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A", TagTechnology.mifareClassic),
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 11 00 3B 00 00 00 00 42", .felica),
+        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 11 00 3B 00 00 00 00 42", TagTechnology.felica),
         ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 0B 00 14 00 00 00 00 77", .type5),
     ] as [(String, TagTechnology)])
 func cardsWhoseNDEFIsNotReadYetAreAbsentWithTheirTechnology(atr: String, technology: TagTechnology) async throws {

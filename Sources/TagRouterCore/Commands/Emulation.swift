@@ -21,6 +21,12 @@ public enum Emulation {
     /// The default `--tag`.
     public static var defaultKind: String { VirtualTagKind.ntag213.rawValue }
 
+    /// Whether `--tag` names a factory-fresh card, which holds no message (`classic1k-blank` and the like).
+    /// - Parameter kind: `--tag`.
+    public static func isFactoryFresh(kind: String) -> Bool {
+        VirtualTagKind(rawValue: kind)?.isFactoryFresh ?? false
+    }
+
     /// Checks the options before anything runs.
     /// - Parameters:
     ///   - content: what the tag holds.
