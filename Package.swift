@@ -125,7 +125,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "VirtualTagTests",
-            dependencies: ["VirtualTag", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "VirtualTag", "TestSupport", "NFCTag", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

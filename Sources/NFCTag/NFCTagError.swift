@@ -24,6 +24,13 @@ public struct NFCTagError: Error, CustomStringConvertible {
         case messageTooLarge
         /// The ATR names a card kind this module cannot read (Topaz, ISO 14443B-3 storage cards).
         case unsupportedCard
+        /// The tag refuses writing: its capability container or attribute block marks it read-only, or it
+        /// refused the first write command. Nothing was changed.
+        case readOnly
+        /// The message does not fit the tag's NDEF area; the message names both sizes. Nothing was changed.
+        case insufficientCapacity
+        /// Reading the tag back after a write did not give the message written.
+        case verificationFailed
     }
 
     /// The kind of failure.

@@ -5,6 +5,10 @@ public struct TagReader: Sendable {
     public var type2 = Type2Reader()
     /// The Type 4 reader used for ISO 14443-4 cards.
     public var type4 = Type4Reader()
+    /// The Type 5 reader used for ISO 15693 cards.
+    public var type5 = Type5Reader()
+    /// The Type 3 reader used for FeliCa cards.
+    public var type3 = Type3Reader()
 
     /// Creates a reader with default settings.
     public init() {}
@@ -36,8 +40,16 @@ public struct TagReader: Sendable {
                 return TagReading(uid: uid, technology: .iso14443Part4, content: .absent)
             }
             return TagReading(uid: uid, technology: .type4, content: content)
-        case .mifareClassic, .felica, .type5:
+        case .mifareClassic:
             return TagReading(uid: uid, technology: technology, content: .absent)
+        case .type5:
+            // FF CA gives the ISO 15693 UID least significant byte first; it is shown `E0 04 …`, as phones do.
+            return TagReading(uid: uid.map { $0.reversed() }, technology: .type5, content: try await type5.read(from: channel))
+        case .felica:
+            let content = try await type3.read(from: channel, atr: atr, idm: uid)
+            return TagReading(uid: uid, technology: .felica, content: content)
+        case .type1:
+            return TagReading(uid: uid, technology: .type1, content: .absent)
         }
     }
 

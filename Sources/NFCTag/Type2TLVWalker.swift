@@ -2,7 +2,8 @@
 /// for more or reports where the NDEF message is. The caller reads pages and calls `step` again; nothing is
 /// read that the stream does not need.
 ///
-/// Indices are data-area indices (index 0 is tag byte 16); error offsets are tag byte addresses.
+/// Indices are data-area indices (index 0 is tag byte `baseAddress`, 16 on Type 2); error offsets are tag byte
+/// addresses. Type 5 and Type 1 tags use the same TLVs: their readers give their own base address and label.
 struct Type2TLVWalker {
     /// What the walk needs or found.
     enum Step: Equatable {
@@ -16,14 +17,24 @@ struct Type2TLVWalker {
 
     /// The data area size in bytes.
     let dataAreaSize: Int
+    /// The tag byte address of data-area index 0 (16 on Type 2, 4 or 8 on Type 5, 12 on Type 1).
+    let baseAddress: Int
+    /// The tag type named in error messages (`Type 2`).
+    let label: String
     /// The reserved areas announced so far.
     private(set) var reserved = Type2ReservedAreas()
     /// The index of the next TLV (reserved bytes not yet skipped).
     private var position = 0
 
     /// Creates a walker for a data area of the given size.
-    init(dataAreaSize: Int) {
+    /// - Parameters:
+    ///   - dataAreaSize: the data area size in bytes.
+    ///   - baseAddress: the tag byte address where the data area starts.
+    ///   - label: the tag type named in error messages.
+    init(dataAreaSize: Int, baseAddress: Int = 16, label: String = "Type 2") {
         self.dataAreaSize = dataAreaSize
+        self.baseAddress = baseAddress
+        self.label = label
     }
 
     /// Goes on with the walk over `bytes[0..<available]`.
@@ -66,8 +77,8 @@ struct Type2TLVWalker {
             let end = reserved.end(from: index, count: length)
             guard end <= dataAreaSize else {
                 throw NFCTagError(
-                    .malformedTLV, offset: tlvStart + 16,
-                    "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length \(length) runs past the data area (\(dataAreaSize) bytes)"
+                    .malformedTLV, offset: tlvStart + baseAddress,
+                    "\(label) TLV at byte \(tlvStart + baseAddress): \(Self.name(of: tag)) length \(length) runs past the data area (\(dataAreaSize) bytes)"
                 )
             }
             switch tag {
@@ -76,13 +87,14 @@ struct Type2TLVWalker {
             case 0x01, 0x02:
                 guard length == 3 else {
                     throw NFCTagError(
-                        .malformedTLV, offset: tlvStart + 16,
-                        "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length is \(length), 3 expected")
+                        .malformedTLV, offset: tlvStart + baseAddress,
+                        "\(label) TLV at byte \(tlvStart + baseAddress): \(Self.name(of: tag)) length is \(length), 3 expected")
                 }
                 guard end <= available else { return .need(end) }
                 let value = reserved.usableBytes(of: bytes, from: index, to: end)
                 reserved.add(
-                    pa: value[0], bs: value[1], ps: value[2], isLock: tag == 0x01, dataAreaSize: dataAreaSize)
+                    pa: value[0], bs: value[1], ps: value[2], isLock: tag == 0x01, dataAreaSize: dataAreaSize,
+                    baseAddress: baseAddress)
             default:
                 break  // proprietary (FD) and reserved tags: skipped by length
             }
@@ -98,8 +110,8 @@ struct Type2TLVWalker {
     /// The error for a TLV whose length is cut off by the end of the data area.
     private func truncated(_ tag: UInt8, at tlvStart: Int) -> NFCTagError {
         NFCTagError(
-            .malformedTLV, offset: tlvStart + 16,
-            "Type 2 TLV at byte \(tlvStart + 16): \(Self.name(of: tag)) length is cut off by the end of the data area (\(dataAreaSize) bytes)"
+            .malformedTLV, offset: tlvStart + baseAddress,
+            "\(label) TLV at byte \(tlvStart + baseAddress): \(Self.name(of: tag)) length is cut off by the end of the data area (\(dataAreaSize) bytes)"
         )
     }
 

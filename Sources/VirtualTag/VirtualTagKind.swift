@@ -10,6 +10,10 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
     case ultralight
     /// A Type 4 tag: NDEF application v2, MLe 255, standard file.
     case type4
+    /// A Type 5 tag (ISO 15693): ICODE SLIX2, 80 blocks of 4 bytes, four-byte CC, on an OMNIKEY-style reader.
+    case type5
+    /// A FeliCa Lite-S (Type 3, 208 bytes) on an ACR122U.
+    case felica
 
     /// Builds the card holding `message`.
     /// - Parameter message: the NDEF message bytes.
@@ -22,6 +26,8 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
         case .ntag216: try Type2Card(model: .ntag216, message: message)
         case .ultralight: try Type2Card(model: .ultralight, message: message)
         case .type4: try Type4Card(message: message)
+        case .type5: try Type5Card(message: message)
+        case .felica: try FeliCaCard(message: message)
         }
     }
 }
