@@ -130,6 +130,25 @@ import enum TestSupport.TagRouterBinary
             card, slot: 1, write: { try await Type3Writer().write(message, to: $0, atr: atr) }, expectURI: uri)
     }
 
+    @Test(arguments: [("type5", "E00401508A3C2D1F"), ("felica", "0127005D1A2B3C4D")])
+    func emulateTagKindIsReadByTheReadCommand(kind: String, uid: String) async throws {
+        try await withPCSCD { pcscd in
+            let port = pcscd.vpcdPort(slot: 0)
+            let uri = "https://example.com/emulated/\(kind)"
+            async let emulate = TagRouterBinary.run(
+                ["emulate", "--tag", kind, "--uri", uri, "--vpcd", "127.0.0.1:\(port)", "--hold", "3s"],
+                environment: pcscd.environment)
+            let output = try await TagRouterBinary.run(["read", "--wait", "--json"], environment: pcscd.environment)
+            #expect(output.status == 0, "\(output.standardError)")
+            #expect(output.standardOutput.contains(#""tech":"\#(kind)""#), "\(output.standardOutput)")
+            #expect(output.standardOutput.contains(#""uid":"\#(uid)""#), "\(output.standardOutput)")
+            #expect(output.standardOutput.contains(#""uri":"\#(uri)""#), "\(output.standardOutput)")
+            let emulated = try await emulate
+            #expect(emulated.status == 0, "\(emulated.standardError)")
+            #expect(emulated.standardOutput.hasPrefix("presenting \(kind) on vpcd 127.0.0.1:\(port)\n"))
+        }
+    }
+
     enum Kind: String, CaseIterable, Sendable {
         case type5, felica
     }
