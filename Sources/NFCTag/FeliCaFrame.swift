@@ -21,15 +21,17 @@ enum FeliCaFrame {
 
     /// Read Without Encryption of `blocks` of the read service: `LEN 06 IDm 01 0B 00 n <elements>`.
     static func read(idm: [UInt8], blocks: Range<Int>) -> [UInt8] {
-        framed([0x06] + idm + [0x01, UInt8(readService & 0xFF), UInt8(readService >> 8), UInt8(blocks.count)]
-            + elements(blocks))
+        framed(
+            [0x06] + idm + [0x01, UInt8(readService & 0xFF), UInt8(readService >> 8), UInt8(blocks.count)]
+                + elements(blocks))
     }
 
     /// Write Without Encryption of `data` (16 bytes per block) to `blocks`:
     /// `LEN 08 IDm 01 09 00 n <elements> <data>`.
     static func write(idm: [UInt8], blocks: Range<Int>, data: [UInt8]) -> [UInt8] {
-        framed([0x08] + idm + [0x01, UInt8(writeService & 0xFF), UInt8(writeService >> 8), UInt8(blocks.count)]
-            + elements(blocks) + data)
+        framed(
+            [0x08] + idm + [0x01, UInt8(writeService & 0xFF), UInt8(writeService >> 8), UInt8(blocks.count)]
+                + elements(blocks) + data)
     }
 
     /// Puts the length byte in front.
@@ -48,9 +50,9 @@ enum FeliCaFrame {
     ///   - idm: the IDm it must carry (nil for Polling, which carries the IDm it reports).
     ///   - what: names the command for errors.
     /// - Throws: `NFCTagError.unexpectedResponse` naming what is wrong and its byte offset in the frame.
-    static func check(_ frame: ArraySlice<UInt8>, answering code: UInt8, idm: [UInt8]?, what: String) throws(
-        NFCTagError
-    ) -> Response {
+    static func check(_ frame: ArraySlice<UInt8>, answering code: UInt8, idm: [UInt8]?, what: String)
+        throws(NFCTagError) -> Response
+    {
         guard frame.count >= 10 else {
             throw NFCTagError(
                 .unexpectedResponse, "FeliCa \(what) answered a \(frame.count)-byte frame, at least 10 expected")
@@ -59,7 +61,8 @@ enum FeliCaFrame {
         guard Int(frame[base]) == frame.count else {
             throw NFCTagError(
                 .unexpectedResponse,
-                "FeliCa \(what) answered a frame whose length byte (byte 0) says \(frame[base]), \(frame.count) bytes came")
+                "FeliCa \(what) answered a frame whose length byte (byte 0) says \(frame[base]), \(frame.count) bytes came"
+            )
         }
         guard frame[base + 1] == code &+ 1 else {
             throw NFCTagError(

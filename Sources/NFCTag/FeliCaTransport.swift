@@ -37,21 +37,24 @@ struct FeliCaTransport {
     mutating func exchange(_ frame: [UInt8], what: String, channel: some CardChannel) async throws -> [UInt8] {
         switch path {
         case .pn532:
-            let command = [0xFF, 0x00, 0x00, 0x00, UInt8(truncatingIfNeeded: frame.count + 3), 0xD4, 0x40, 0x01] + frame
+            let command =
+                [0xFF, 0x00, 0x00, 0x00, UInt8(truncatingIfNeeded: frame.count + 3), 0xD4, 0x40, 0x01] + frame
             let response = try await send(command, channel: channel)
             guard response.isSuccess else { throw failure(command, response, what: what) }
             let data = response.data
             guard data.count >= 3, data.prefix(2).elementsEqual([0xD5, 0x41]) else {
                 throw NFCTagError(
                     .unexpectedResponse,
-                    "FeliCa \(what) through the PN532 (\(Self.header(command))) answered \(CommandName.hex(data.prefix(3))), not D5 41")
+                    "FeliCa \(what) through the PN532 (\(Self.header(command))) answered \(CommandName.hex(data.prefix(3))), not D5 41"
+                )
             }
             guard data[data.startIndex + 2] == 0x00 else {
                 let status = data[data.startIndex + 2]
                 let meaning = status == 0x01 ? " (timeout: the card did not answer)" : ""
                 throw NFCTagError(
                     .unexpectedResponse,
-                    "FeliCa \(what) through the PN532 (\(Self.header(command))) answered status \(CommandName.hex(status))\(meaning)")
+                    "FeliCa \(what) through the PN532 (\(Self.header(command))) answered status \(CommandName.hex(status))\(meaning)"
+                )
             }
             return Array(data.dropFirst(3))
         case .direct:
@@ -100,7 +103,8 @@ struct FeliCaTransport {
         let data = Array(frame[index...])
         let instruction: UInt8 = code == 0x06 ? 0x46 : 0x48
         let body = services + elements + data
-        let command = [0xFF, instruction, UInt8(serviceCount), UInt8(blockCount), UInt8(truncatingIfNeeded: body.count)] + body
+        let command =
+            [0xFF, instruction, UInt8(serviceCount), UInt8(blockCount), UInt8(truncatingIfNeeded: body.count)] + body
         let response = try await send(command, channel: channel)
         guard response.isSuccess else { throw failure(command, response, what: what) }
         // IDm SF1 SF2 [n data] → LEN code+1 IDm SF1 SF2 [n data]

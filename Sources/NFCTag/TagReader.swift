@@ -44,7 +44,8 @@ public struct TagReader: Sendable {
             return TagReading(uid: uid, technology: technology, content: .absent)
         case .type5:
             // FF CA gives the ISO 15693 UID least significant byte first; it is shown `E0 04 …`, as phones do.
-            return TagReading(uid: uid.map { $0.reversed() }, technology: .type5, content: try await type5.read(from: channel))
+            return TagReading(
+                uid: uid.map { $0.reversed() }, technology: .type5, content: try await type5.read(from: channel))
         case .felica:
             let content = try await type3.read(from: channel, atr: atr, idm: uid)
             return TagReading(uid: uid, technology: .felica, content: content)

@@ -88,7 +88,8 @@ struct Type2TLVWalker {
                 guard length == 3 else {
                     throw NFCTagError(
                         .malformedTLV, offset: tlvStart + baseAddress,
-                        "\(label) TLV at byte \(tlvStart + baseAddress): \(Self.name(of: tag)) length is \(length), 3 expected")
+                        "\(label) TLV at byte \(tlvStart + baseAddress): \(Self.name(of: tag)) length is \(length), 3 expected"
+                    )
                 }
                 guard end <= available else { return .need(end) }
                 let value = reserved.usableBytes(of: bytes, from: index, to: end)

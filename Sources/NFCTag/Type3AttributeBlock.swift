@@ -65,11 +65,14 @@ public struct Type3AttributeBlock: Sendable, Hashable {
         let checksum = Int(b[14]) << 8 | Int(b[15])
         guard sum == checksum else {
             throw Self.malformed(
-                14, "checksum \(CommandName.hex(b[14...15], separator: " ")) does not match the sum of bytes 0-13 (\(CommandName.hex([UInt8(truncatingIfNeeded: sum >> 8), UInt8(truncatingIfNeeded: sum)][...], separator: " ")))")
+                14,
+                "checksum \(CommandName.hex(b[14...15], separator: " ")) does not match the sum of bytes 0-13 (\(CommandName.hex([UInt8(truncatingIfNeeded: sum >> 8), UInt8(truncatingIfNeeded: sum)][...], separator: " ")))"
+            )
         }
         version = b[0]
         guard version >> 4 == 1 else {
-            throw Self.malformed(0, "version \(version >> 4).\(version & 0xF) is not supported (major version 1 expected)")
+            throw Self.malformed(
+                0, "version \(version >> 4).\(version & 0xF) is not supported (major version 1 expected)")
         }
         maxReadBlocks = Int(b[1])
         maxWriteBlocks = Int(b[2])
@@ -81,10 +84,13 @@ public struct Type3AttributeBlock: Sendable, Hashable {
         guard writeFlag != 0x0F || allowingWriteInProgress else {
             throw Self.malformed(9, "WriteF 0F: a write was interrupted, the message may be torn")
         }
-        guard writeFlag == 0x00 || writeFlag == 0x0F else { throw Self.malformed(9, "WriteF \(CommandName.hex(writeFlag)) is not 00 or 0F") }
+        guard writeFlag == 0x00 || writeFlag == 0x0F else {
+            throw Self.malformed(9, "WriteF \(CommandName.hex(writeFlag)) is not 00 or 0F")
+        }
         guard rwFlag <= 0x01 else { throw Self.malformed(10, "RWFlag \(CommandName.hex(rwFlag)) is not 00 or 01") }
         guard length <= maxBlocks * 16 else {
-            throw Self.malformed(11, "Ln \(length) is larger than the NDEF area (Nmaxb \(maxBlocks) × 16 = \(maxBlocks * 16) bytes)")
+            throw Self.malformed(
+                11, "Ln \(length) is larger than the NDEF area (Nmaxb \(maxBlocks) × 16 = \(maxBlocks * 16) bytes)")
         }
     }
 

@@ -53,7 +53,8 @@ struct Type3Card {
         if let idm, idm.count == 8 { return Type3Card(idm: idm, transport: transport) }
         let response: [UInt8]
         do {
-            response = try await transport.exchange(FeliCaFrame.polling(), what: "Polling for system 12FC", channel: channel)
+            response = try await transport.exchange(
+                FeliCaFrame.polling(), what: "Polling for system 12FC", channel: channel)
         } catch let error as NFCTagError where error.code == .unexpectedResponse {
             return nil  // no answer for system 12FC: not an NDEF card
         }
@@ -65,7 +66,8 @@ struct Type3Card {
     /// - Returns: 16 bytes per block.
     mutating func read(blocks: Range<Int>, channel: some CardChannel) async throws -> [UInt8] {
         let what = "Read Without Encryption of \(Self.name(blocks))"
-        let response = try await transport.exchange(FeliCaFrame.read(idm: idm, blocks: blocks), what: what, channel: channel)
+        let response = try await transport.exchange(
+            FeliCaFrame.read(idm: idm, blocks: blocks), what: what, channel: channel)
         let parameters = try FeliCaFrame.check(response[...], answering: 0x06, idm: idm, what: what).parameters
         try Self.checkStatus(parameters, blocks: blocks, what: what)
         let base = parameters.startIndex

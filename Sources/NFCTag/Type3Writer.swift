@@ -39,7 +39,8 @@ public struct Type3Writer: Sendable {
         var block = 1
         while block <= blockCount {
             let end = min(block + perCommand, blockCount + 1)
-            try await card.write(blocks: block..<end, data: Array(data[((block - 1) * 16)..<((end - 1) * 16)]), channel: channel)
+            try await card.write(
+                blocks: block..<end, data: Array(data[((block - 1) * 16)..<((end - 1) * 16)]), channel: channel)
             block = end
         }
         var done = attribute
@@ -71,7 +72,8 @@ public struct Type3Writer: Sendable {
         guard after == attribute.bytes else {
             throw NFCTagError(
                 .verificationFailed, offset: 0,
-                "Type 3 attribute block reads back \(CommandName.hex(after[...])) after writing \(CommandName.hex(attribute.bytes[...]))")
+                "Type 3 attribute block reads back \(CommandName.hex(after[...])) after writing \(CommandName.hex(attribute.bytes[...]))"
+            )
         }
     }
 
@@ -92,7 +94,8 @@ public struct Type3Writer: Sendable {
         let uid = try await TagReader().readUID(channel: channel)
         guard var card = try await Type3Card.open(channel: channel, atr: atr ?? [], idm: uid) else {
             throw NFCTagError(
-                .malformedCapabilityContainer, "Type 3 card: no answer for the NDEF system 12FC; it is not NDEF formatted")
+                .malformedCapabilityContainer,
+                "Type 3 card: no answer for the NDEF system 12FC; it is not NDEF formatted")
         }
         let block = try await card.read(blocks: 0..<1, channel: channel)
         return (card, try Type3AttributeBlock(block[...], allowingWriteInProgress: true))

@@ -44,7 +44,8 @@ struct Type5Blocks {
                     guard count == 4 || count == 8 else {
                         throw NFCTagError(
                             .unexpectedResponse, offset: 0,
-                            "Type 5 \(Self.describe(command)) of block 0 answered \(count) bytes; a block is 4 or 8 bytes")
+                            "Type 5 \(Self.describe(command)) of block 0 answered \(count) bytes; a block is 4 or 8 bytes"
+                        )
                     }
                     blockSize = count
                     le = count

@@ -60,8 +60,10 @@ public struct Type5CapabilityContainer: Sendable, Hashable {
     public var bytes: [UInt8] {
         let magic: UInt8 = usesTwoByteAddressing ? 0xE2 : 0xE1
         if size == 4 { return [magic, versionAndAccess, UInt8(truncatingIfNeeded: mlen), features] }
-        return [magic, versionAndAccess, 0x00, features, 0x00, 0x00, UInt8(truncatingIfNeeded: mlen >> 8),
-            UInt8(truncatingIfNeeded: mlen)]
+        return [
+            magic, versionAndAccess, 0x00, features, 0x00, 0x00, UInt8(truncatingIfNeeded: mlen >> 8),
+            UInt8(truncatingIfNeeded: mlen),
+        ]
     }
 
     /// The CC size the first four bytes announce: nil when byte 0 is not `E1`/`E2` (not NDEF formatted), 8 when

@@ -28,7 +28,8 @@ public struct Type5Writer: Sendable {
         }
         let header: [UInt8] =
             message.count < 0xFF
-            ? [0x03, UInt8(message.count)] : [0x03, 0xFF, UInt8(truncatingIfNeeded: message.count >> 8), UInt8(truncatingIfNeeded: message.count)]
+            ? [0x03, UInt8(message.count)]
+            : [0x03, 0xFF, UInt8(truncatingIfNeeded: message.count >> 8), UInt8(truncatingIfNeeded: message.count)]
         guard message.count <= 0xFFFE, header.count + message.count <= layout.dataAreaSize else {
             throw NFCTagError(
                 .insufficientCapacity, offset: cc.size,
@@ -88,7 +89,8 @@ public struct Type5Writer: Sendable {
         guard after == block0 else {
             throw NFCTagError(
                 .verificationFailed, offset: 0,
-                "Type 5 block 0 reads back \(CommandName.hex(after[...])) after writing \(CommandName.hex(block0[...]))")
+                "Type 5 block 0 reads back \(CommandName.hex(after[...])) after writing \(CommandName.hex(block0[...]))"
+            )
         }
     }
 

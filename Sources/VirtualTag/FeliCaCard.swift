@@ -56,7 +56,9 @@ public struct FeliCaCard: VirtualCard {
             throw .invalidOption(tag: "felica", option: "idm", reason: "IDm and PMm must be 8 bytes")
         }
         let capacity = (Self.userBlocks - 1) * 16
-        guard message.count <= capacity else { throw .messageTooLarge(tag: "felica", size: message.count, capacity: capacity) }
+        guard message.count <= capacity else {
+            throw .messageTooLarge(tag: "felica", size: message.count, capacity: capacity)
+        }
         self.options = options
         var attribute: [UInt8] = [
             0x10, UInt8(Self.maxRead), UInt8(Self.maxWrite), 0x00, UInt8(Self.userBlocks - 1), 0, 0, 0, 0, 0x00,
@@ -84,7 +86,9 @@ public struct FeliCaCard: VirtualCard {
             guard apdu.data.count >= 3, apdu.data.prefix(3).elementsEqual([0xD4, 0x40, 0x01]) else {
                 return StatusWord.failed
             }
-            guard let response = answer(Array(apdu.data.dropFirst(3))) else { return [0xD5, 0x41, 0x01] + StatusWord.ok }
+            guard let response = answer(Array(apdu.data.dropFirst(3))) else {
+                return [0xD5, 0x41, 0x01] + StatusWord.ok
+            }
             return [0xD5, 0x41, 0x00] + response + StatusWord.ok
         case (0x00, .acr1252u):
             guard let response = answer(apdu.data) else { return StatusWord.failed }

@@ -48,7 +48,9 @@ public struct Type5Card: VirtualCard {
     ///   - options: the layout.
     /// - Throws: ``VirtualTagError`` when the message does not fit or an option is out of range.
     public init(message: [UInt8], options: Options = Options()) throws(VirtualTagError) {
-        guard options.uid.count == 8 else { throw .invalidOption(tag: "type5", option: "uid", reason: "must be 8 bytes") }
+        guard options.uid.count == 8 else {
+            throw .invalidOption(tag: "type5", option: "uid", reason: "must be 8 bytes")
+        }
         guard options.blockSize == 4 || options.blockSize == 8 else {
             throw .invalidOption(tag: "type5", option: "blockSize", reason: "must be 4 or 8")
         }
@@ -72,7 +74,8 @@ public struct Type5Card: VirtualCard {
             cc = [magic, access, UInt8(min(total / 8, 255)), 0x01]
         }
         let header: [UInt8] =
-            message.count < 0xFF ? [0x03, UInt8(message.count)] : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
+            message.count < 0xFF
+            ? [0x03, UInt8(message.count)] : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
         let capacity = total - cc.count - (message.count < 0xFF ? 2 : 4)
         guard message.count <= capacity, message.count <= 0xFFFE else {
             throw .messageTooLarge(tag: "type5", size: message.count, capacity: capacity)

@@ -80,7 +80,8 @@ import enum TestSupport.TagRouterBinary
             #expect(output.status != 0)
             #expect(output.standardError.contains("Virtual PCD 00 00"), "\(output.standardError)")
             #expect(
-                output.standardError.contains("Type 5 TLV at byte 4: NDEF length 1024 runs past the data area (108 bytes)"),
+                output.standardError.contains(
+                    "Type 5 TLV at byte 4: NDEF length 1024 runs past the data area (108 bytes)"),
                 "\(output.standardError)")
             await presented.remove()
         }
@@ -179,7 +180,9 @@ import enum TestSupport.TagRouterBinary
             await full.remove()
             let commands = full.commandCount
             try #require(commands >= 3, "a full \(kind) read took \(commands) commands")
-            print("fault suite: a full \(kind) read answers \(commands) commands; vanishing after each of 0..<\(commands)")
+            print(
+                "fault suite: a full \(kind) read answers \(commands) commands; vanishing after each of 0..<\(commands)"
+            )
             try await harness.router.waitForLog("pcsc.card.removed", count: 1)
 
             for limit in 0..<commands {
@@ -208,7 +211,8 @@ import enum TestSupport.TagRouterBinary
             + recordingRule(name: "five", match: "{ tech: [type5], domains: [example.com] }", marker: "five")
             + recordingRule(name: "three", match: "{ tech: [felica], domains: [example.com] }", marker: "three")
         try await RouterHarness.with(rules: rules) { harness in
-            let five = try harness.present(try Type5Card(message: try Self.uriMessage("https://example.com/5")), slot: 0)
+            let five = try harness.present(
+                try Type5Card(message: try Self.uriMessage("https://example.com/5")), slot: 0)
             try await harness.waitForDispatch(containing: "five|Virtual PCD 00 00|https://example.com/5")
             let three = try harness.present(
                 try FeliCaCard(message: try Self.uriMessage("https://example.com/3")), slot: 1)

@@ -4,7 +4,7 @@ import Testing
 
 @Test(
     arguments: [
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A", TagTechnology.mifareClassic),
+        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A", TagTechnology.mifareClassic)
     ] as [(String, TagTechnology)])
 func cardsWhoseNDEFIsNotReadYetAreAbsentWithTheirTechnology(atr: String, technology: TagTechnology) async throws {
     let channel = ScriptedChannel(hex: [("FF CA 00 00 00", "11 22 33 44 90 00")])

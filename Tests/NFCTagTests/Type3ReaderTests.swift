@@ -28,8 +28,10 @@ struct Type3ReaderTests {
 
     /// Wraps a frame exchange in the ACR122U's PN532 form.
     static func pn532(_ exchange: ([UInt8], [UInt8])) -> ([UInt8], [UInt8]) {
-        ([0xFF, 0x00, 0x00, 0x00, UInt8(exchange.0.count + 3), 0xD4, 0x40, 0x01] + exchange.0,
-            [0xD5, 0x41, 0x00] + exchange.1 + [0x90, 0x00])
+        (
+            [0xFF, 0x00, 0x00, 0x00, UInt8(exchange.0.count + 3), 0xD4, 0x40, 0x01] + exchange.0,
+            [0xD5, 0x41, 0x00] + exchange.1 + [0x90, 0x00]
+        )
     }
 
     /// Wraps a frame exchange in the ACR1252U's form.
@@ -86,7 +88,10 @@ struct Type3ReaderTests {
         let pmm = Hex.bytes("00 F1 00 00 00 01 43 00")
         let memory = Self.attribute(length: 0) + [UInt8](repeating: 0, count: 16)
         let channel = ScriptedChannel([
-            (Hex.bytes("FF 00 00 00 09 D4 40 01 06 00 12 FC 00 00"), Hex.bytes("D5 41 00 12 01") + Self.idm + pmm + [0x90, 0x00]),
+            (
+                Hex.bytes("FF 00 00 00 09 D4 40 01 06 00 12 FC 00 00"),
+                Hex.bytes("D5 41 00 12 01") + Self.idm + pmm + [0x90, 0x00]
+            ),
             Self.pn532(Self.readFrame(0..<1, memory: memory)),
         ])
         #expect(try await Type3Reader().read(from: channel, atr: Self.acr122uATR, idm: nil) == .empty)
@@ -99,10 +104,22 @@ struct Type3ReaderTests {
     }
 
     @Test(arguments: [
-        ("10 04 01 00 0D 00 00 00 00 00 01 00 00 28 00 4C", 14, "checksum 00 4C does not match the sum of bytes 0-13 (00 4B)"),
-        ("20 04 01 00 0D 00 00 00 00 00 01 00 00 28 00 5B", 0, "version 2.0 is not supported (major version 1 expected)"),
-        ("10 04 01 00 0D 00 00 00 00 0F 01 00 00 28 00 5A", 9, "WriteF 0F: a write was interrupted, the message may be torn"),
-        ("10 04 01 00 0D 00 00 00 00 00 01 00 00 D1 00 F4", 11, "Ln 209 is larger than the NDEF area (Nmaxb 13 × 16 = 208 bytes)"),
+        (
+            "10 04 01 00 0D 00 00 00 00 00 01 00 00 28 00 4C", 14,
+            "checksum 00 4C does not match the sum of bytes 0-13 (00 4B)"
+        ),
+        (
+            "20 04 01 00 0D 00 00 00 00 00 01 00 00 28 00 5B", 0,
+            "version 2.0 is not supported (major version 1 expected)"
+        ),
+        (
+            "10 04 01 00 0D 00 00 00 00 0F 01 00 00 28 00 5A", 9,
+            "WriteF 0F: a write was interrupted, the message may be torn"
+        ),
+        (
+            "10 04 01 00 0D 00 00 00 00 00 01 00 00 D1 00 F4", 11,
+            "Ln 209 is larger than the NDEF area (Nmaxb 13 × 16 = 208 bytes)"
+        ),
         ("10 00 01 00 0D 00 00 00 00 00 01 00 00 28 00 47", 1, "Nbr is 0: no block may be read"),
     ])
     func malformedAttributeBlocks(block: String, offset: Int, problem: String) throws {
@@ -122,7 +139,8 @@ struct Type3ReaderTests {
         #expect(error?.code == .unexpectedStatus)
         #expect(
             error?.message
-                == "FeliCa Read Without Encryption of block 0 at byte 0 answered SF1 01 SF2 A8 (block number out of range)")
+                == "FeliCa Read Without Encryption of block 0 at byte 0 answered SF1 01 SF2 A8 (block number out of range)"
+        )
     }
 
     @Test func anAnswerForAnotherIDmIsRefused() async throws {
@@ -193,7 +211,8 @@ struct Type3ReaderTests {
 
     @Test(arguments: [(UInt8(0x00), 1), (0x01, 0)])
     func readOnlyCardsAreRefusedUntouched(rwFlag: UInt8, nbw: Int) async throws {
-        let attribute = Type3AttributeBlock(maxReadBlocks: 4, maxWriteBlocks: nbw, maxBlocks: 13, rwFlag: rwFlag, length: 0)
+        let attribute = Type3AttributeBlock(
+            maxReadBlocks: 4, maxWriteBlocks: nbw, maxBlocks: 13, rwFlag: rwFlag, length: 0)
         let channel = ScriptedChannel([
             (Fixtures.getUID, Self.idm + [0x90, 0x00]),
             Self.direct(Self.readFrame(0..<1, memory: attribute.bytes)),

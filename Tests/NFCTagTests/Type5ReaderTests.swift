@@ -17,7 +17,8 @@ struct Type5ReaderTests {
     /// A memory image: CC, `03 <len> <message> FE`, zeros up to `size`.
     static func image(cc: [UInt8], message: [UInt8], size: Int = 320) -> [UInt8] {
         let header: [UInt8] =
-            message.count < 255 ? [0x03, UInt8(message.count)] : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
+            message.count < 255
+            ? [0x03, UInt8(message.count)] : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
         let bytes = cc + header + message + [0xFE]
         return bytes + [UInt8](repeating: 0, count: max(0, size - bytes.count))
     }
@@ -33,7 +34,10 @@ struct Type5ReaderTests {
         // T at byte 4, L at 5, the value at 6..<46: blocks 0 through 11, the terminator (byte 46) not read.
         let channel = ScriptedChannel([(Fixtures.getUID, Self.uidAnswer)] + Self.script(memory, blocks: Array(0...11)))
         let reading = try await TagReader().read(atr: Self.atr, channel: channel)
-        #expect(reading == TagReading(uid: Hex.bytes("E0 04 01 50 8A 3C 2D 1F"), technology: .type5, content: .message(message)))
+        #expect(
+            reading
+                == TagReading(uid: Hex.bytes("E0 04 01 50 8A 3C 2D 1F"), technology: .type5, content: .message(message))
+        )
         #expect(channel.isFinished)
     }
 

@@ -44,7 +44,8 @@ struct Type5WriterTests {
         // TLV 03 FF 01 2C + 300 bytes + FE: bytes 4..<309, blocks 1-77.
         script.append((Hex.bytes("FF D6 00 01 04 03 FF 00 00"), Hex.bytes("90 00")))
         for block in 2...77 {
-            script.append(([0xFF, 0xD6, 0x00, UInt8(block), 0x04] + memory[(block * 4)..<(block * 4 + 4)], Hex.bytes("90 00")))
+            script.append(
+                ([0xFF, 0xD6, 0x00, UInt8(block), 0x04] + memory[(block * 4)..<(block * 4 + 4)], Hex.bytes("90 00")))
         }
         script.append((Hex.bytes("FF D6 00 01 04 03 FF 01 2C"), Hex.bytes("90 00")))
         script += Type5ReaderTests.script(memory, blocks: Array(0...76))

@@ -23,8 +23,10 @@ struct FeliCaCardTests {
         // Polling for another system: silence, the PN532 times out
         ("FF 00 00 00 09 D4 40 01 06 00 88 B4 00 00", "D5 41 01 90 00"),
         // Read block 0
-        ("FF 00 00 00 13 D4 40 01 10 06 \(idm) 01 0B 00 01 80 00",
-            "D5 41 00 1D 07 \(idm) 00 00 01 10 04 01 00 0D 00 00 00 00 00 01 00 00 08 00 2B 90 00"),
+        (
+            "FF 00 00 00 13 D4 40 01 10 06 \(idm) 01 0B 00 01 80 00",
+            "D5 41 00 1D 07 \(idm) 00 00 01 10 04 01 00 0D 00 00 00 00 00 01 00 00 08 00 2B 90 00"
+        ),
         // Wrong LEN: silence
         ("FF 00 00 00 13 D4 40 01 11 06 \(idm) 01 0B 00 01 80 00", "D5 41 01 90 00"),
         // Another IDm: silence
@@ -34,8 +36,10 @@ struct FeliCaCardTests {
         // Service 1234: SF2 A6
         ("FF 00 00 00 13 D4 40 01 10 06 \(idm) 01 34 12 01 80 00", "D5 41 00 0C 07 \(idm) 01 A6 90 00"),
         // Write to the read-only service 000B: SF2 A6
-        ("FF 00 00 00 23 D4 40 01 20 08 \(idm) 01 0B 00 01 80 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
-            "D5 41 00 0C 09 \(idm) 01 A6 90 00"),
+        (
+            "FF 00 00 00 23 D4 40 01 20 08 \(idm) 01 0B 00 01 80 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+            "D5 41 00 0C 09 \(idm) 01 A6 90 00"
+        ),
         // Not the PN532 InDataExchange
         ("FF 00 00 00 02 D4 4A", "63 00"),
     ])
@@ -59,7 +63,9 @@ struct FeliCaCardTests {
         #expect(try await Type3Reader().read(from: channel, atr: card.atr, idm: idm) == .message(Self.message))
         let long = [UInt8](repeating: 0x3C, count: 208)
         try await Type3Writer().write(long, to: channel, atr: card.atr)
-        #expect(try await Type3Reader().read(from: CardChannelOnCard(channel.card), atr: card.atr, idm: Hex.bytes(Self.idm)) == .message(long))
+        #expect(
+            try await Type3Reader().read(from: CardChannelOnCard(channel.card), atr: card.atr, idm: Hex.bytes(Self.idm))
+                == .message(long))
         let reading = try await TagReader().read(atr: card.atr, channel: CardChannelOnCard(channel.card))
         #expect(reading == TagReading(uid: Hex.bytes(Self.idm), technology: .felica, content: .message(long)))
     }
@@ -77,7 +83,8 @@ struct FeliCaCardTests {
             let channel = CardChannelOnCard(old, answeringAtMost: limit)
             await #expect(throws: NFCTagError.self) { try await Type3Writer().write(new, to: channel, atr: old.atr) }
             do {
-                let content = try await Type3Reader().read(from: CardChannelOnCard(channel.card), atr: old.atr, idm: nil)
+                let content = try await Type3Reader().read(
+                    from: CardChannelOnCard(channel.card), atr: old.atr, idm: nil)
                 switch content {
                 case .message(Self.message): outcomes.insert("old")
                 case .message(new): outcomes.insert("new")
@@ -96,7 +103,9 @@ struct FeliCaCardTests {
         options.isReadOnly = true
         let card = try FeliCaCard(message: Self.message, options: options)
         let channel = CardChannelOnCard(card)
-        let error = await #expect(throws: NFCTagError.self) { try await Type3Writer().write([0xD0, 0, 0], to: channel, atr: card.atr) }
+        let error = await #expect(throws: NFCTagError.self) {
+            try await Type3Writer().write([0xD0, 0, 0], to: channel, atr: card.atr)
+        }
         #expect(error?.code == .readOnly)
         #expect(channel.card.memory == card.memory)
 

@@ -51,8 +51,10 @@ struct Type5CardTests {
         var windows = Type5Card.Options()
         windows.blockInP1 = true
         windows.standard = 0x0C
-        return [("SLIX2", Type5Card.Options()), ("8-byte blocks", eightByteBlocks), ("ST25DV64K", eightByteCC),
-            ("block in P1", windows)]
+        return [
+            ("SLIX2", Type5Card.Options()), ("8-byte blocks", eightByteBlocks), ("ST25DV64K", eightByteCC),
+            ("block in P1", windows),
+        ]
     }()
 
     @Test(arguments: 0..<4)
@@ -107,7 +109,9 @@ struct Type5CardTests {
         options.isReadOnly = true
         let card = try Type5Card(message: Self.message, options: options)
         let channel = CardChannelOnCard(card)
-        let error = await #expect(throws: NFCTagError.self) { try await Type5Writer().write([0xD0, 0, 0], to: channel) }
+        let error = await #expect(throws: NFCTagError.self) {
+            try await Type5Writer().write([0xD0, 0, 0], to: channel)
+        }
         #expect(error?.code == .readOnly)
         #expect(channel.card.memory == card.memory)
     }
@@ -116,7 +120,9 @@ struct Type5CardTests {
         let channel = CardChannelOnCard(try Type5Card(message: Self.message))
         try await Type5Writer().lock(channel)
         #expect(channel.card.memory[1] == 0x43)
-        let error = await #expect(throws: NFCTagError.self) { try await Type5Writer().write([0xD0, 0, 0], to: channel) }
+        let error = await #expect(throws: NFCTagError.self) {
+            try await Type5Writer().write([0xD0, 0, 0], to: channel)
+        }
         #expect(error?.code == .readOnly)
         #expect(try await Type5Reader().read(from: channel) == .message(Self.message))
     }

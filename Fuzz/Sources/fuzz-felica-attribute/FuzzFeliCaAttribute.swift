@@ -18,7 +18,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         check(bytes.count == 16, "accepted \(bytes.count) bytes")
         let sum = bytes[0..<14].reduce(0) { $0 + Int($1) }
         check(sum == Int(bytes[14]) << 8 | Int(bytes[15]), "accepted a wrong checksum")
-        check(block.version >> 4 == 1 && block.maxReadBlocks > 0, "version \(block.version), Nbr \(block.maxReadBlocks)")
+        check(
+            block.version >> 4 == 1 && block.maxReadBlocks > 0, "version \(block.version), Nbr \(block.maxReadBlocks)")
         check(block.writeFlag == 0 && block.rwFlag <= 1, "WriteF \(block.writeFlag), RWFlag \(block.rwFlag)")
         check(block.length <= block.capacity, "Ln \(block.length) over \(block.capacity)")
         if bytes[5..<9].allSatisfy({ $0 == 0 }) {

@@ -42,7 +42,9 @@ final class MemoryTag: CardChannel, @unchecked Sendable {
 
     func transmit(_ command: [UInt8]) async throws -> [UInt8] {
         commands += 1
-        check(commands <= 2 * (memory.count / 4 + 4), "\(commands) commands for \(memory.count) bytes: the read does not end")
+        check(
+            commands <= 2 * (memory.count / 4 + 4),
+            "\(commands) commands for \(memory.count) bytes: the read does not end")
         check(command.count == 5 && command[0...1] == [0xFF, 0xB0], "not a READ: \(command)")
         let block = blockInP1 ? Int(command[3]) << 8 | Int(command[2]) : Int(command[2]) << 8 | Int(command[3])
         guard Int(command[4]) == blockSize else { return [0x6C, UInt8(blockSize)] }
