@@ -9,6 +9,8 @@ public struct TagReader: Sendable {
     public var type5 = Type5Reader()
     /// The Type 3 reader used for FeliCa cards.
     public var type3 = Type3Reader()
+    /// The Type 1 reader used for Topaz cards.
+    public var type1 = Type1Reader()
 
     /// Creates a reader with default settings.
     public init() {}
@@ -50,7 +52,7 @@ public struct TagReader: Sendable {
             let content = try await type3.read(from: channel, atr: atr, idm: uid)
             return TagReading(uid: uid, technology: .felica, content: content)
         case .type1:
-            return TagReading(uid: uid, technology: .type1, content: .absent)
+            return TagReading(uid: uid, technology: .type1, content: try await type1.read(from: channel))
         }
     }
 

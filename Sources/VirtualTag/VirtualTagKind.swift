@@ -14,6 +14,8 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
     case type5
     /// A FeliCa Lite-S (Type 3, 208 bytes) on an ACR122U.
     case felica
+    /// A Topaz 512 (Type 1) on an ACR122U; messages up to 89 bytes.
+    case type1
 
     /// Builds the card holding `message`.
     /// - Parameter message: the NDEF message bytes.
@@ -28,6 +30,7 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
         case .type4: try Type4Card(message: message)
         case .type5: try Type5Card(message: message)
         case .felica: try FeliCaCard(message: message)
+        case .type1: try Type1Card(message: message)
         }
     }
 }

@@ -131,7 +131,7 @@ import enum TestSupport.TagRouterBinary
             card, slot: 1, write: { try await Type3Writer().write(message, to: $0, atr: atr) }, expectURI: uri)
     }
 
-    @Test(arguments: [("type5", "E00401508A3C2D1F"), ("felica", "0127005D1A2B3C4D")])
+    @Test(arguments: [("type5", "E00401508A3C2D1F"), ("felica", "0127005D1A2B3C4D"), ("type1", "3A815C0D")])
     func emulateTagKindIsReadByTheReadCommand(kind: String, uid: String) async throws {
         try await withPCSCD { pcscd in
             let port = pcscd.vpcdPort(slot: 0)

@@ -16,13 +16,9 @@ func cardsWhoseNDEFIsNotReadYetAreAbsentWithTheirTechnology(atr: String, technol
 @Test(
     arguments: [
         (
-            "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 04 00 00 00 00 9F",
-            "Topaz (NFC Forum Type 1) with ATR 3B8F8001804F0CA00000030603F004000000009F cannot be read"
-        ),
-        (
             "3B 8F 80 01 80 4F 0C A0 00 00 03 06 07 00 06 00 00 00 00 6C",
             "card name 0006 with ATR 3B8F8001804F0CA000000306070006000000006C cannot be read"
-        ),
+        )
     ])
 func unsupportedStorageCardsAreNamed(atr: String, text: String) async throws {
     let channel = ScriptedChannel([])

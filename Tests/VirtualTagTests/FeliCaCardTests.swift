@@ -118,3 +118,23 @@ struct FeliCaCardTests {
         #expect(refused?.code == .readOnly)
     }
 }
+
+/// The Topaz 512 emulation, read by the NFCTag Type 1 reader.
+struct Type1CardTests {
+    @Test func readAllGivesTheMessageAndTheReaderReadsIt() async throws {
+        let message = Hex.bytes("D1 01 04 55 04 61 2E 62")
+        var card = try Type1Card(message: message)
+        #expect(card.atr == Hex.bytes("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 04 00 00 00 00 9F"))
+        #expect(card.respond(to: Hex.bytes("FF CA 00 00 00")) == Hex.bytes("3A 81 5C 0D 90 00"))
+        #expect(card.respond(to: Hex.bytes("FF 00 00 00 05 D4 40 01 01 08")) == Hex.bytes("D5 41 00 08 E1 90 00"))
+        #expect(card.respond(to: Hex.bytes("FF 00 00 00 05 D4 40 01 78 00")) == Hex.bytes("D5 41 01 90 00"))
+        let reading = try await TagReader().read(atr: card.atr, channel: CardChannelOnCard(card))
+        #expect(reading == TagReading(uid: Hex.bytes("3A815C0D"), technology: .type1, content: .message(message)))
+    }
+
+    @Test func tooLarge() {
+        #expect(throws: VirtualTagError.messageTooLarge(tag: "type1", size: 90, capacity: 89)) {
+            try Type1Card(message: [UInt8](repeating: 0, count: 90))
+        }
+    }
+}
