@@ -150,6 +150,28 @@ import enum TestSupport.TagRouterBinary
         }
     }
 
+    @Test func routerDispatchesAType5AndAFeliCaTagWithTheirTech() async throws {
+        let rules =
+            "version: 1\nrules:\n"
+            + recordingRule(name: "five", match: "{ tech: [type5], domains: [example.com] }", marker: "five")
+            + recordingRule(name: "three", match: "{ tech: [felica], domains: [example.com] }", marker: "three")
+        try await RouterHarness.with(rules: rules) { harness in
+            let five = try harness.present(
+                try Type5Card(message: try Self.uriMessage("https://example.com/5")), slot: 0)
+            try await harness.waitForDispatch(containing: "five|Virtual PCD 00 00|https://example.com/5")
+            let three = try harness.present(
+                try FeliCaCard(message: try Self.uriMessage("https://example.com/3")), slot: 1)
+            try await harness.waitForDispatch(containing: "three|Virtual PCD 00 01|https://example.com/3")
+            await five.remove()
+            await three.remove()
+            #expect(harness.dispatched.count == 2)
+        }
+    }
+}
+
+/// The fault suite's tag-removal case (as `FaultTagTests` for Types 2 and 4) on Type 5 and FeliCa tags; the
+/// suite name keeps it in `make fault`.
+@Suite(.serialized, .timeLimit(.minutes(45))) struct Type5FeliCaFaultTagTests {
     enum Kind: String, CaseIterable, Sendable {
         case type5, felica
     }
@@ -202,24 +224,6 @@ import enum TestSupport.TagRouterBinary
             try await Task.sleep(for: .milliseconds(500))
             #expect(harness.dispatched.count == 2)
             #expect(harness.router.lines(containing: "tap.read_failed").count == commands)
-        }
-    }
-
-    @Test func routerDispatchesAType5AndAFeliCaTagWithTheirTech() async throws {
-        let rules =
-            "version: 1\nrules:\n"
-            + recordingRule(name: "five", match: "{ tech: [type5], domains: [example.com] }", marker: "five")
-            + recordingRule(name: "three", match: "{ tech: [felica], domains: [example.com] }", marker: "three")
-        try await RouterHarness.with(rules: rules) { harness in
-            let five = try harness.present(
-                try Type5Card(message: try Self.uriMessage("https://example.com/5")), slot: 0)
-            try await harness.waitForDispatch(containing: "five|Virtual PCD 00 00|https://example.com/5")
-            let three = try harness.present(
-                try FeliCaCard(message: try Self.uriMessage("https://example.com/3")), slot: 1)
-            try await harness.waitForDispatch(containing: "three|Virtual PCD 00 01|https://example.com/3")
-            await five.remove()
-            await three.remove()
-            #expect(harness.dispatched.count == 2)
         }
     }
 }

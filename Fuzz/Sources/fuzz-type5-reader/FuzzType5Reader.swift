@@ -19,7 +19,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     guard let mode = input.byte() else { return 0 }
     if mode & 1 == 0 {
-        fuzzMemory(input.rest(), blockSize: mode & 2 != 0 ? 8 : 4, blockInP1: mode & 4 != 0)
+        let blockSize = mode & 2 != 0 ? 8 : 4
+        var memory = input.rest()
+        // A P1 reader reads the OMNIKEY form of block n < 256 as block n × 256: past a memory of fewer than 256
+        // blocks, which makes it refuse and the reader switch forms (larger memories are ambiguous by nature).
+        if mode & 4 != 0 { memory = Array(memory.prefix(255 * blockSize)) }
+        fuzzMemory(memory, blockSize: blockSize, blockInP1: mode & 4 != 0)
     } else {
         fuzzScript(input)
     }
