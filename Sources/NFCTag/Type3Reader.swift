@@ -19,7 +19,20 @@ public struct Type3Reader: Sendable {
     ///   `unexpectedStatus` (an APDU refused, or SF1/SF2 naming the blocks and byte offset), `unexpectedResponse`.
     public func read(from channel: some CardChannel, atr: [UInt8], idm: [UInt8]?) async throws -> TagReading.Content {
         guard var card = try await Type3Card.open(channel: channel, atr: atr, idm: idm) else { return .absent }
-        let attribute = try Type3AttributeBlock(try await card.read(blocks: 0..<1, channel: channel)[...])
+        var block0: [UInt8]
+        do {
+            block0 = try await card.read(blocks: 0..<1, channel: channel)
+        } catch let error as NFCTagError where card.lastStatusFlags?.sf2 == 0xA6 && idm != nil {
+            // No service 000B under the current system (a FeliCa Standard card): ask for the NDEF system by
+            // Polling, whose answer carries that system's IDm; no answer means no NDEF.
+            guard var polled = try await Type3Card.open(channel: channel, atr: atr, idm: nil) else { return .absent }
+            guard polled.idm != card.idm else { throw error }
+            block0 = try await polled.read(blocks: 0..<1, channel: channel)
+            card = polled
+        }
+        // A factory FeliCa Lite-S (NDEF system not enabled) has block 0 all zeros: not NDEF formatted.
+        guard block0.contains(where: { $0 != 0 }) else { return .absent }
+        let attribute = try Type3AttributeBlock(block0[...])
         guard attribute.length > 0 else { return .empty }
         let blockCount = (attribute.length + 15) / 16
         let perCommand = min(attribute.maxReadBlocks, Type3Card.maxBlocksPerCommand)
@@ -45,6 +58,8 @@ struct Type3Card {
     let idm: [UInt8]
     /// The reader path.
     var transport: FeliCaTransport
+    /// The status flags of the last command that answered an error.
+    private(set) var lastStatusFlags: (sf1: UInt8, sf2: UInt8)?
 
     /// Takes the IDm from `FF CA`, or polls for the NDEF system when there is none.
     /// - Returns: nil when polling found no card with the NDEF system.
@@ -69,7 +84,7 @@ struct Type3Card {
         let response = try await transport.exchange(
             FeliCaFrame.read(idm: idm, blocks: blocks), what: what, channel: channel)
         let parameters = try FeliCaFrame.check(response[...], answering: 0x06, idm: idm, what: what).parameters
-        try Self.checkStatus(parameters, blocks: blocks, what: what)
+        try checkStatus(parameters, blocks: blocks, what: what)
         let base = parameters.startIndex
         guard parameters.count == 3 + 16 * blocks.count, Int(parameters[base + 2]) == blocks.count else {
             throw NFCTagError(
@@ -86,19 +101,20 @@ struct Type3Card {
         let response = try await transport.exchange(
             FeliCaFrame.write(idm: idm, blocks: blocks, data: data), what: what, channel: channel)
         let parameters = try FeliCaFrame.check(response[...], answering: 0x08, idm: idm, what: what).parameters
-        try Self.checkStatus(parameters, blocks: blocks, what: what)
+        try checkStatus(parameters, blocks: blocks, what: what)
     }
 
     /// SF1 SF2: `00 00` or an error naming them and the byte offset of the first block.
-    private static func checkStatus(_ parameters: ArraySlice<UInt8>, blocks: Range<Int>, what: String) throws {
+    private mutating func checkStatus(_ parameters: ArraySlice<UInt8>, blocks: Range<Int>, what: String) throws {
         guard parameters.count >= 2 else {
             throw NFCTagError(.unexpectedResponse, "FeliCa \(what) answered without status flags")
         }
         let base = parameters.startIndex
         guard parameters[base] == 0x00 else {
+            lastStatusFlags = (parameters[base], parameters[base + 1])
             throw NFCTagError(
                 .unexpectedStatus, offset: blocks.lowerBound * 16,
-                "FeliCa \(what) at byte \(blocks.lowerBound * 16) answered SF1 \(CommandName.hex(parameters[base...base])) SF2 \(CommandName.hex(parameters[(base + 1)...(base + 1)]))\(meaning(parameters[base + 1]))"
+                "FeliCa \(what) at byte \(blocks.lowerBound * 16) answered SF1 \(CommandName.hex(parameters[base...base])) SF2 \(CommandName.hex(parameters[(base + 1)...(base + 1)]))\(Self.meaning(parameters[base + 1]))"
             )
         }
     }

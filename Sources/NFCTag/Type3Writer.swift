@@ -98,6 +98,11 @@ public struct Type3Writer: Sendable {
                 "Type 3 card: no answer for the NDEF system 12FC; it is not NDEF formatted")
         }
         let block = try await card.read(blocks: 0..<1, channel: channel)
+        guard block.contains(where: { $0 != 0 }) else {
+            throw NFCTagError(
+                .malformedCapabilityContainer, offset: 0,
+                "Type 3 attribute block at byte 0: all zeros; the card is not NDEF formatted")
+        }
         return (card, try Type3AttributeBlock(block[...], allowingWriteInProgress: true))
     }
 }

@@ -26,6 +26,9 @@ public struct FeliCaCard: VirtualCard {
         public var reader = Reader.acr122u
         /// RWFlag `00` in the attribute block.
         public var isReadOnly = false
+        /// False for a FeliCa Standard card issued without the NDEF system: no service `000B`/`0009` (SF2 `A6`),
+        /// no answer to Polling for `12FC`.
+        public var hasNDEFSystem = true
 
         /// The defaults: a Lite-S on an ACR122U.
         public init() {}
@@ -108,7 +111,7 @@ public struct FeliCaCard: VirtualCard {
         if frame[1] == 0x00 {
             guard frame.count == 6 else { return nil }
             let system = Int(frame[2]) << 8 | Int(frame[3])
-            guard system == 0x12FC || system == 0xFFFF else { return nil }
+            guard system == 0xFFFF || (system == 0x12FC && options.hasNDEFSystem) else { return nil }
             return framed([0x01] + options.idm + options.pmm)
         }
         guard frame.count >= 13, Array(frame[2..<10]) == options.idm else { return nil }
@@ -138,6 +141,7 @@ public struct FeliCaCard: VirtualCard {
     /// The parameters after the IDm: `SF1 SF2 [n data]`.
     private mutating func serve(code: UInt8, service: Int, blocks: [Int], data: [UInt8]) -> [UInt8] {
         let isRead = code == 0x06
+        guard options.hasNDEFSystem else { return [0x01, 0xA6] }
         guard isRead ? (service == 0x000B || service == 0x0009) : service == 0x0009 else { return [0x01, 0xA6] }
         guard !blocks.isEmpty, blocks.count <= (isRead ? Self.maxRead : Self.maxWrite) else { return [0x01, 0xA2] }
         guard blocks.allSatisfy({ $0 < Self.userBlocks }) else { return [0x01, 0xA8] }

@@ -138,3 +138,27 @@ struct Type1CardTests {
         }
     }
 }
+
+/// FeliCa cards without NDEF are still tags: their IDm, no records.
+struct FeliCaWithoutNDEFTests {
+    @Test func feliCaStandardWithoutTheNDEFSystemIsAbsentAfterPolling() async throws {
+        var options = FeliCaCard.Options()
+        options.hasNDEFSystem = false
+        let card = try FeliCaCard(message: [], options: options)
+        let channel = CardChannelOnCard(card)
+        let reading = try await TagReader().read(atr: card.atr, channel: channel)
+        #expect(reading == TagReading(uid: options.idm, technology: .felica, content: .absent))
+        // FF CA, block 0 (SF2 A6), Polling for 12FC (no answer).
+        #expect(channel.sent == 3)
+    }
+
+    @Test func factoryLiteSWithBlock0AllZerosIsAbsent() async throws {
+        let card = FeliCaCard(memory: [])
+        let reading = try await TagReader().read(atr: card.atr, channel: CardChannelOnCard(card))
+        #expect(reading.content == .absent)
+        let error = await #expect(throws: NFCTagError.self) {
+            try await Type3Writer().write([0xD0, 0, 0], to: CardChannelOnCard(card), atr: card.atr)
+        }
+        #expect(error?.code == .malformedCapabilityContainer)
+    }
+}
