@@ -87,6 +87,24 @@ import enum TestSupport.TagRouterBinary
         }
     }
 
+    @Test func aFeliCaAttributeBlockWithAWrongChecksumNamesTheReaderAndByte() async throws {
+        try await withPCSCD { pcscd in
+            let attribute =
+                [0x10, 0x04, 0x01, 0x00, 0x0D, 0, 0, 0, 0, 0x00, 0x01, 0x00, 0x00, 0x08, 0x00, 0x2C] as [UInt8]
+            let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 1), logger: logger)
+                .present(FeliCaCard(memory: attribute + [0xD0, 0x00, 0x00]))
+            try await waitUntilPcscdSeesACard(pcscd)
+            let output = try await TagRouterBinary.run(["read"], environment: pcscd.environment)
+            #expect(output.status != 0)
+            #expect(output.standardError.contains("Virtual PCD 00 01"), "\(output.standardError)")
+            #expect(
+                output.standardError.contains(
+                    "Type 3 attribute block at byte 14: checksum 00 2C does not match the sum of bytes 0-13 (00 2B)"),
+                "\(output.standardError)")
+            await presented.remove()
+        }
+    }
+
     /// Writes through pcscd with the writer, then reads with `tagrouter read`.
     func writeThroughPCSCD(
         _ card: some VirtualCard, slot: Int, write: @escaping @Sendable (CardConnection) async throws -> Void,
