@@ -21,6 +21,9 @@ struct Type2TLVWalker {
     let baseAddress: Int
     /// The tag type named in error messages (`Type 2`).
     let label: String
+    /// Whether Lock Control (`01`) and Memory Control (`02`) TLVs reserve bytes (Types 1 and 2); Type 5 has none,
+    /// so there they are skipped by their length like any other TLV.
+    let hasControlTLVs: Bool
     /// The reserved areas announced so far.
     private(set) var reserved = Type2ReservedAreas()
     /// The index of the next TLV (reserved bytes not yet skipped).
@@ -31,10 +34,12 @@ struct Type2TLVWalker {
     ///   - dataAreaSize: the data area size in bytes.
     ///   - baseAddress: the tag byte address where the data area starts.
     ///   - label: the tag type named in error messages.
-    init(dataAreaSize: Int, baseAddress: Int = 16, label: String = "Type 2") {
+    ///   - hasControlTLVs: whether Lock and Memory Control TLVs reserve bytes.
+    init(dataAreaSize: Int, baseAddress: Int = 16, label: String = "Type 2", hasControlTLVs: Bool = true) {
         self.dataAreaSize = dataAreaSize
         self.baseAddress = baseAddress
         self.label = label
+        self.hasControlTLVs = hasControlTLVs
     }
 
     /// Goes on with the walk over `bytes[0..<available]`.
@@ -84,7 +89,8 @@ struct Type2TLVWalker {
             switch tag {
             case 0x03:
                 return .ndef(start: index, end: end, length: length)
-            case 0x01, 0x02:
+            case 0x01,
+                0x02 where hasControlTLVs:
                 guard length == 3 else {
                     throw NFCTagError(
                         .malformedTLV, offset: tlvStart + baseAddress,

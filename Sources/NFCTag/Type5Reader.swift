@@ -27,7 +27,8 @@ public struct Type5Reader: Sendable {
         let ccSize = layout.cc.size
         let size = layout.dataAreaSize
         var dataArea = Array(layout.memory.dropFirst(ccSize))
-        var walker = Type2TLVWalker(dataAreaSize: size, baseAddress: ccSize, label: "Type 5")
+        var walker = Type2TLVWalker(
+            dataAreaSize: size, baseAddress: ccSize, label: "Type 5", hasControlTLVs: false)
         while true {
             switch try walker.step(dataArea, available: min(dataArea.count, size)) {
             case .need(let count):

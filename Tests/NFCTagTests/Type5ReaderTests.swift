@@ -60,6 +60,21 @@ struct Type5ReaderTests {
         #expect(channel.isFinished)
     }
 
+    @Test func aTLV01IsSkippedByItsLengthReservingNothing() async throws {
+        // Type 5 has no Lock Control TLV: `01 03 A0 0C 34` is a 3-byte TLV like any other (on Type 2 it would
+        // reserve bytes).
+        let channel = ScriptedChannel(hex: [
+            ("FF B0 00 00 04", "E1 40 0E 01 90 00"),
+            ("FF B0 00 01 04", "01 03 A0 0C 90 00"),
+            ("FF B0 00 02 04", "34 03 03 D0 90 00"),
+            ("FF B0 00 03 04", "00 00 FE 00 90 00"),
+        ])
+        #expect(try await Type5Reader().read(from: channel) == .message(Hex.bytes("D0 00 00")))
+        #expect(
+            try Type5TLV.ndefMessage(inDataArea: Hex.bytes("01 03 A0 0C 34 03 03 D0 00 00 FE"), ccSize: 4)
+                == .message(Hex.bytes("D0 00 00")))
+    }
+
     @Test func emptyNDEFTLV() async throws {
         let channel = ScriptedChannel(hex: [
             ("FF B0 00 00 04", "E1 40 0E 01 90 00"),

@@ -6,7 +6,8 @@ import NFCTag
 ///   blocks; bit 2: a reader taking the block number in P1). Invariants: the CC parser agrees with its bytes or
 ///   errs at an offset inside the CC; the read terminates within the blocks of the memory plus retries, never
 ///   reads past the CC's data area (clamped) but for the block that holds its end, and a message is no longer
-///   than the data area; the read succeeds whenever the CC and TLVs are sound and all of the memory is there.
+///   than the data area; with all of the data area there, the content (or error code and offset) equals
+///   `Type5TLV.ndefMessage`.
 /// - odd: a reader answering each command with the next length-prefixed chunk of the input. Invariants: a message
 ///   is no longer than the data the reader sent.
 @_cdecl("fuzz_type5_reader_main")
@@ -84,17 +85,14 @@ func fuzzMemory(_ memory: [UInt8], blockSize: Int, blockInP1: Bool) {
     if case .success(.message(let message)) = result {
         check(message.count <= dataArea, "\(message.count)-byte message, data area \(dataArea)")
     }
-    // The whole data area is there: the read agrees with the Type 2 walk over the same bytes (error offsets
-    // shifted from Type 2's base 16 to the CC size).
+    // The whole data area is there: the read agrees with the dump parser over the same bytes.
     guard cc.isReadable, memory.count >= (end + blockSize - 1) / blockSize * blockSize, dataArea > 0 else { return }
-    let expected = Result { try Type2TLV.ndefMessage(inDataArea: Array(memory[cc.size..<end])) }
+    let expected = Result { try Type5TLV.ndefMessage(inDataArea: Array(memory[cc.size..<end]), ccSize: cc.size) }
     switch (result, expected) {
     case (.success(let content), .success(let parsed)):
         check(content == parsed, "read \(content), dump parser \(parsed)")
     case (.failure(let error as NFCTagError), .failure(let parsed as NFCTagError)):
-        check(
-            error.code == parsed.code && (error.offset ?? 0) - cc.size == (parsed.offset ?? 0) - 16,
-            "read threw \(error), dump \(parsed)")
+        check(error.code == parsed.code && error.offset == parsed.offset, "read threw \(error), dump \(parsed)")
     default:
         check(false, "read \(result), dump parser \(expected)")
     }
