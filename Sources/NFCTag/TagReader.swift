@@ -19,14 +19,15 @@ public struct TagReader: Sendable {
     ///
     /// The UID comes from `FF CA 00 00 00`; a status other than `90 00` leaves it nil (not fatal). The ATR
     /// picks the protocol: Type 2 tags are read as such; ISO 14443-4 cards are asked for the Type 4 NDEF
-    /// application (technology `type4` when present, `iso14443-4` with `.absent` when not). MIFARE Classic,
-    /// FeliCa and Type 5 cards are recognised but their NDEF is not read yet: `.absent` with their technology.
+    /// application (technology `type4` when present, `iso14443-4` with `.absent` when not). Type 5, FeliCa and
+    /// Topaz cards are read by ``Type5Reader`` (the UID shown reversed, `E0 04 …`), ``Type3Reader`` (the UID is
+    /// the IDm) and ``Type1Reader``. MIFARE Classic cards are recognised but their NDEF is not read yet: `.absent`.
     /// - Parameters:
     ///   - atr: the card's ATR as the reader reports it.
     ///   - channel: the channel to the card.
     /// - Returns: the reading; never a partial message.
     /// - Throws: `NFCTagError` (see `Type2Reader.read(from:)` and `Type4Reader.read(from:)`), `unsupportedCard`
-    ///   for a storage card this module cannot read (Topaz, ISO 14443B-3 cards); `CancellationError`.
+    ///   for a storage card this module cannot read (ISO 14443B-3 cards); `CancellationError`.
     public func read(atr: [UInt8], channel: some CardChannel) async throws -> TagReading {
         let info = ATRInfo(atr: atr)
         guard let technology = info.technology else {
