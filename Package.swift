@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TagRules", targets: ["TagRules"]),
         .library(name: "TagActions", targets: ["TagActions"]),
         .library(name: "WebhookRetry", targets: ["WebhookRetry"]),
+        .library(name: "VirtualTag", targets: ["VirtualTag"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -127,7 +128,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "VirtualTagTests",
-            dependencies: ["VirtualTag", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "VirtualTag", "TestSupport", "NFCTag", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -54,6 +54,17 @@ let package = Package(
             path: "ActionsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Commands per tag read and write against the emulated cards, compared with the layout's minimum; a plain
+        // executable (swift run -c release TagCommandCounts), no timing involved.
+        .executableTarget(
+            name: "TagCommandCounts",
+            dependencies: [
+                .product(name: "NFCTag", package: "TagRouter"),
+                .product(name: "VirtualTag", package: "TagRouter"),
+                .product(name: "NDEF", package: "TagRouter"),
+            ],
+            path: "TagCommandCounts"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -42,6 +42,14 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
         ),
         .executableTarget(
+            name: "fuzz-type5-reader",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        .executableTarget(
+            name: "fuzz-felica-attribute",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        .executableTarget(
             name: "fuzz-rules",
             dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
         ),

@@ -109,7 +109,7 @@ public struct ATRInfo: Sendable, Hashable {
     }
 
     /// The technology to read the card as: `iso14443Part4` for a card that is not a storage card (try the
-    /// Type 4 application), nil for a storage card this module cannot place (Topaz, ISO 14443B-3 cards).
+    /// Type 4 application), nil for a storage card this module cannot place (ISO 14443B-3 cards).
     ///
     /// The card name decides first; an unknown name on ISO 14443A-3 is taken for a Type 2 tag (the Ultralight
     /// family, whose Type 2 read fails cleanly if it is not one), on ISO 15693 for Type 5, on FeliCa for FeliCa.
@@ -119,7 +119,7 @@ public struct ATRInfo: Sendable, Hashable {
         case .mifareClassic1K, .mifareClassic4K, .mifareClassicMini: return .mifareClassic
         case .mifareUltralight: return .type2
         case .felica, .felica212K, .felica424K: return .felica
-        case .topaz: return nil
+        case .topaz: return .type1
         case .other:
             switch storageCard.standard {
             case .iso14443A3: return .type2

@@ -24,13 +24,14 @@ public struct NFCTagError: Error, CustomStringConvertible {
         case messageTooLarge
         /// The ATR names a card kind this module cannot read (Topaz, ISO 14443B-3 storage cards).
         case unsupportedCard
-        /// The tag refuses writing: a read-only capability container, GPB or access bits.
+        /// The tag refuses writing: its capability container, attribute block, GPB or access bits mark it
+        /// read-only, or it refused the first write command. Nothing was changed.
         case readOnly
-        /// The message does not fit the tag's NDEF area.
+        /// The message does not fit the tag's NDEF area; the message names both sizes. Nothing was changed.
         case insufficientCapacity
         /// The card refused an authentication the operation needs (MIFARE Classic keys).
         case authenticationFailed
-        /// What was read back after a write differs from what was written.
+        /// Reading the tag back after a write did not give the message written.
         case verificationFailed
     }
 

@@ -12,4 +12,6 @@ public enum TagTechnology: String, Sendable, Hashable, CaseIterable {
     case felica
     /// An ISO 14443-4 card without the NDEF application.
     case iso14443Part4 = "iso14443-4"
+    /// NFC Forum Type 1: Topaz 512 (Innovision Jewel family).
+    case type1
 }

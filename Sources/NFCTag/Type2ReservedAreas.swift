@@ -10,12 +10,13 @@ struct Type2ReservedAreas {
     ///   - value: the three value bytes.
     ///   - isLock: true for Lock Control (BS counts bits), false for Memory Control (BS counts bytes).
     ///   - dataAreaSize: the data area size.
-    mutating func add(pa: UInt8, bs: UInt8, ps: UInt8, isLock: Bool, dataAreaSize: Int) {
+    ///   - baseAddress: the tag byte address of data-area index 0 (16 on Type 2).
+    mutating func add(pa: UInt8, bs: UInt8, ps: UInt8, isLock: Bool, dataAreaSize: Int, baseAddress: Int = 16) {
         let address = (Int(pa >> 4) << Int(ps & 0x0F)) + Int(pa & 0x0F)
         let count = bs == 0 ? 256 : Int(bs)
         let size = isLock ? (count + 7) / 8 : count
-        let lower = max(address - 16, 0)
-        let upper = min(address - 16 + size, dataAreaSize)
+        let lower = max(address - baseAddress, 0)
+        let upper = min(address - baseAddress + size, dataAreaSize)
         guard lower < upper else { return }
         insert(lower..<upper)
     }

@@ -2,7 +2,8 @@
 /// for more or reports where the NDEF message is. The caller reads pages and calls `step` again; nothing is
 /// read that the stream does not need.
 ///
-/// Indices are data-area indices (index 0 is tag byte 16); error offsets are tag byte addresses.
+/// Indices are data-area indices (index 0 is tag byte `baseAddress`, 16 on Type 2); error offsets are tag byte
+/// addresses. Type 5 and Type 1 tags use the same TLVs: their readers give their own base address and label.
 struct Type2TLVWalker {
     /// What the walk needs or found.
     enum Step: Equatable {
@@ -16,6 +17,12 @@ struct Type2TLVWalker {
 
     /// The data area size in bytes.
     let dataAreaSize: Int
+    /// The tag byte address of data-area index 0, for the addresses in Lock and Memory Control TLVs (16 on Type 2,
+    /// 12 on Type 1).
+    let baseAddress: Int
+    /// Whether Lock Control (`01`) and Memory Control (`02`) TLVs reserve bytes (Types 1 and 2); Type 5 has none,
+    /// so there they are skipped by their length like any other TLV.
+    let hasControlTLVs: Bool
     /// The reserved areas announced so far.
     private(set) var reserved = Type2ReservedAreas()
     /// The index of the next TLV (reserved bytes not yet skipped).
@@ -28,13 +35,29 @@ struct Type2TLVWalker {
     /// Creates a walker for a data area of the given size.
     /// - Parameters:
     ///   - dataAreaSize: the data area size in bytes.
+    ///   - hasControlTLVs: whether Lock and Memory Control TLVs reserve bytes.
     ///   - locate: how error messages place an index; Type 2's tag byte addresses by default.
+    ///   - baseAddress: the tag byte address of index 0, for Lock and Memory Control TLV addresses.
     init(
-        dataAreaSize: Int,
+        dataAreaSize: Int, hasControlTLVs: Bool = true, baseAddress: Int = 16,
         locate: @escaping (Int) -> (offset: Int, phrase: String) = { (16 + $0, "Type 2 TLV at byte \(16 + $0)") }
     ) {
         self.dataAreaSize = dataAreaSize
+        self.hasControlTLVs = hasControlTLVs
+        self.baseAddress = baseAddress
         self.locate = locate
+    }
+
+    /// Creates a walker for a data area that starts at a tag byte address, errors naming `label TLV at byte N`.
+    /// - Parameters:
+    ///   - dataAreaSize: the data area size in bytes.
+    ///   - baseAddress: the tag byte address where the data area starts (4 or 8 on Type 5, 12 on Type 1).
+    ///   - label: the tag type named in error messages.
+    ///   - hasControlTLVs: whether Lock and Memory Control TLVs reserve bytes.
+    init(dataAreaSize: Int, baseAddress: Int, label: String, hasControlTLVs: Bool = true) {
+        self.init(dataAreaSize: dataAreaSize, hasControlTLVs: hasControlTLVs, baseAddress: baseAddress) {
+            (baseAddress + $0, "\(label) TLV at byte \(baseAddress + $0)")
+        }
     }
 
     /// Goes on with the walk over `bytes[0..<available]`.
@@ -84,7 +107,8 @@ struct Type2TLVWalker {
             switch tag {
             case 0x03:
                 return .ndef(start: index, end: end, length: length)
-            case 0x01, 0x02:
+            case 0x01,
+                0x02 where hasControlTLVs:
                 guard length == 3 else {
                     let (offset, phrase) = locate(tlvStart)
                     throw NFCTagError(
@@ -94,7 +118,8 @@ struct Type2TLVWalker {
                 guard end <= available else { return .need(end) }
                 let value = reserved.usableBytes(of: bytes, from: index, to: end)
                 reserved.add(
-                    pa: value[0], bs: value[1], ps: value[2], isLock: tag == 0x01, dataAreaSize: dataAreaSize)
+                    pa: value[0], bs: value[1], ps: value[2], isLock: tag == 0x01, dataAreaSize: dataAreaSize,
+                    baseAddress: baseAddress)
             default:
                 break  // proprietary (FD) and reserved tags: skipped by length
             }

@@ -6,7 +6,7 @@ extension FileParser {
         "domains", "schemes", "components", "paths", "aasa", "appID", "uid", "mime", "external", "text", "reader",
         "tech", "any",
     ]
-    static let techNames = ["type2", "type4", "type5", "mifare-classic", "felica", "iso14443-4"]
+    static let techNames = ["type2", "type4", "type5", "mifare-classic", "felica", "iso14443-4", "type1"]
 
     /// Parses a rule's `match`; nil (after diagnostics) if invalid.
     func parseMatch(_ node: Node, keyNode: Node, context: String, mode: MatchSubject.Mode) -> MatchConditions? {

@@ -6,7 +6,7 @@ public struct TagEvent: Sendable, Hashable {
     public var uid: String?
     /// The PC/SC reader name.
     public var reader: String
-    /// The tag technology: `type2`, `type4`, `type5`, `mifare-classic`, `felica` or `iso14443-4`.
+    /// The tag technology: `type2`, `type4`, `type5`, `mifare-classic`, `felica`, `iso14443-4` or `type1`.
     public var tech: String
     /// The decoded NDEF records in message order.
     public var records: [NDEFRecord]

@@ -51,4 +51,5 @@ enum StatusWord {
     static let wrongParameters: [UInt8] = [0x6B, 0x00]
     static let insNotSupported: [UInt8] = [0x6D, 0x00]
     static let claNotSupported: [UInt8] = [0x6E, 0x00]
+    static let securityNotSatisfied: [UInt8] = [0x69, 0x82]
 }

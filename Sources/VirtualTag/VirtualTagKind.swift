@@ -24,6 +24,12 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
     case classic4kBlank = "classic4k-blank"
     /// MIFARE Classic Mini as it leaves the factory.
     case classicminiBlank = "classicmini-blank"
+    /// A Type 5 tag (ISO 15693): ICODE SLIX2, 80 blocks of 4 bytes, four-byte CC, on an OMNIKEY-style reader.
+    case type5
+    /// A FeliCa Lite-S (Type 3, 208 bytes) on an ACR122U.
+    case felica
+    /// A Topaz 512 (Type 1) on an ACR122U; messages up to 89 bytes.
+    case type1
 
     /// Builds the card holding `message`.
     /// - Parameter message: the NDEF message bytes.
@@ -42,6 +48,9 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
         case .classic1kBlank: MifareClassicCard.factoryFresh(model: .classic1K)
         case .classic4kBlank: MifareClassicCard.factoryFresh(model: .classic4K)
         case .classicminiBlank: MifareClassicCard.factoryFresh(model: .mini)
+        case .type5: try Type5Card(message: message)
+        case .felica: try FeliCaCard(message: message)
+        case .type1: try Type1Card(message: message)
         }
     }
 

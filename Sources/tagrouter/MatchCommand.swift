@@ -23,7 +23,7 @@ struct MatchCommand: ParsableCommand {
     @Option(help: "The reader name.")
     var reader = "cli"
 
-    @Option(help: "The tag technology: type2, type4, type5, mifare-classic, felica or iso14443-4.")
+    @Option(help: "The tag technology: type2, type4, type5, mifare-classic, felica, iso14443-4 or type1.")
     var tech = "type2"
 
     @Option(help: "The text of a Text record on the tag.")

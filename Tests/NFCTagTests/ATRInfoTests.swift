@@ -12,6 +12,7 @@ import Testing
         ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 11 F0 11 00 00 00 00 8E", .felica),
         ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 11 F0 12 00 00 00 00 8D", .felica),
         ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 0B 00 14 00 00 00 00 77", .type5),
+        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 04 00 00 00 00 9F", .type1),  // Topaz on an ACR122U
         ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 3A 00 00 00 00 51", .type2),  // unknown name on 14443A-3
         ("3B 80 80 01 01", .iso14443Part4),  // phone HCE
         ("3B 81 80 01 80 80", .iso14443Part4),  // DESFire EV1
@@ -50,8 +51,7 @@ func atrProcessorCardHasNoStorageCard(atr: String) {
 
 @Test(
     arguments: [
-        "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 04 00 00 00 00 9F",  // Topaz
-        "3B 8F 80 01 80 4F 0C A0 00 00 03 06 07 00 06 00 00 00 00 6C",  // SR176 on 14443B-3
+        "3B 8F 80 01 80 4F 0C A0 00 00 03 06 07 00 06 00 00 00 00 6C"  // SR176 on 14443B-3
     ])
 func atrUnplaceableStorageCard(atr: String) {
     #expect(ATRInfo(atr: Hex.bytes(atr)).technology == nil)

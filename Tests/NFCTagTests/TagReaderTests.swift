@@ -4,26 +4,10 @@ import Testing
 
 @Test(
     arguments: [
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 11 00 3B 00 00 00 00 42", TagTechnology.felica),
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 0B 00 14 00 00 00 00 77", .type5),
-    ] as [(String, TagTechnology)])
-func cardsWhoseNDEFIsNotReadYetAreAbsentWithTheirTechnology(atr: String, technology: TagTechnology) async throws {
-    let channel = ScriptedChannel(hex: [("FF CA 00 00 00", "11 22 33 44 90 00")])
-    let reading = try await TagReader().read(atr: Hex.bytes(atr), channel: channel)
-    #expect(reading == TagReading(uid: Hex.bytes("11223344"), technology: technology, content: .absent))
-    #expect(channel.isFinished)
-}
-
-@Test(
-    arguments: [
-        (
-            "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 04 00 00 00 00 9F",
-            "Topaz (NFC Forum Type 1) with ATR 3B8F8001804F0CA00000030603F004000000009F cannot be read"
-        ),
         (
             "3B 8F 80 01 80 4F 0C A0 00 00 03 06 07 00 06 00 00 00 00 6C",
             "card name 0006 with ATR 3B8F8001804F0CA000000306070006000000006C cannot be read"
-        ),
+        )
     ])
 func unsupportedStorageCardsAreNamed(atr: String, text: String) async throws {
     let channel = ScriptedChannel([])

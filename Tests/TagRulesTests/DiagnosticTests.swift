@@ -166,7 +166,7 @@ let catalogue: [DiagnosticCase] = [
     DiagnosticCase(
         name: "unknown tech", yaml: rule("    match: {tech: [type-2]}\n    open: x\n"),
         expected: [
-            "f.yaml:4:20: error: unknown tech 'type-2' (did you mean 'type2'?); expected one of type2, type4, type5, mifare-classic, felica, iso14443-4"
+            "f.yaml:4:20: error: unknown tech 'type-2' (did you mean 'type2'?); expected one of type2, type4, type5, mifare-classic, felica, iso14443-4, type1"
         ]),
     DiagnosticCase(
         name: "YAML syntax error", yaml: "version: 1\nrules:\n  - name: [a\n",
