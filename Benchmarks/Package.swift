@@ -44,6 +44,12 @@ let package = Package(
             path: "ActionsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Commands per write against the minimum the layout allows: a plain executable over counting fakes.
+        .executableTarget(
+            name: "WriteCommands",
+            dependencies: [.product(name: "NFCTag", package: "TagRouter")],
+            path: "WriteCommands"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,6 +24,15 @@ public struct NFCTagError: Error, CustomStringConvertible {
         case messageTooLarge
         /// The ATR names a card kind this module cannot read (Topaz, ISO 14443B-3 storage cards).
         case unsupportedCard
+        /// The tag may not be written: its capability container, lock bits or write access forbid it. Nothing was
+        /// written.
+        case readOnly
+        /// The message is larger than the tag holds; the message names both sizes. Nothing was written.
+        case insufficientCapacity
+        /// The tag refused the key needed to read or write it.
+        case authenticationFailed
+        /// The tag read back after a write does not hold what was written.
+        case verificationFailed
     }
 
     /// The kind of failure.

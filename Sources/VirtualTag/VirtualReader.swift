@@ -30,7 +30,7 @@ public struct VirtualReader: Sendable {
     /// - Throws: ``VirtualTagError/connectionFailed(host:port:reason:)`` when vpcd cannot be reached.
     public func present(_ card: some VirtualCard, answeringAtMost limit: Int? = nil) throws -> PresentedCard {
         let socket = try VPCDSocket.connect(host: host, port: port)
-        let presented = PresentedCard(socket: socket)
+        let presented = PresentedCard(socket: socket, card: card)
         var logger = logger
         logger[metadataKey: "vpcd.port"] = "\(port)"
         let session = CardSession(card: card, socket: socket, limit: limit, presented: presented, logger: logger)
@@ -71,7 +71,7 @@ private struct CardSession<Card: VirtualCard>: Sendable {
             }
             let response = card.respond(to: message)
             answered += 1
-            presented.answered()
+            presented.answered(card)
             guard socket.send(response) else { break }
         }
         presented.ended()
