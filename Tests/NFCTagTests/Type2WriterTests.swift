@@ -95,20 +95,20 @@ struct Type2WriterTests {
     /// Refusals: one sentence, and not a single write command sent.
     @Test(arguments: [
         (
-            Type2WriterTests.ntag213(Type2WriterTests.factory([]), access: 0x0F), 10,
+            Type2WriterTests.ntag213(Type2WriterTests.factory([]), access: 0x0F), 20,
             "Type 2 capability container at byte 15: access 0x0F makes the tag read-only"
         ),
         (
-            Type2WriterTests.ntag213(Type2WriterTests.factory([]), staticLock: [0x10, 0x00]), 10,
+            Type2WriterTests.ntag213(Type2WriterTests.factory([]), staticLock: [0x10, 0x00]), 20,
             "Type 2 static lock bytes at byte 10 are 1000: pages of the tag are locked"
         ),
         (Type2WriterTests.ntag213(Type2WriterTests.factory([])), 138, "the message is 138 bytes; this Type 2 tag holds at most 137 bytes"),
         (
-            Type2Memory.image(cc: Hex.bytes("00 00 00 00"), dataArea: []), 10,
+            Type2Memory.image(cc: Hex.bytes("00 00 00 00"), dataArea: []), 20,
             "Type 2 capability container at byte 12 is 00000000, not E1…: the tag is not NDEF formatted"
         ),
         (
-            Type2WriterTests.ntag213([0x01, 0x02, 0xA0, 0x0C]), 10,
+            Type2WriterTests.ntag213([0x01, 0x02, 0xA0, 0x0C]), 20,
             "Type 2 TLV at byte 16: Lock Control length is 2, 3 expected"
         ),
     ])

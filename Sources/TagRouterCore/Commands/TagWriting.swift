@@ -1,5 +1,5 @@
 import Foundation
-public import NDEF
+import NDEF
 import NFCTag
 import PCSC
 
