@@ -77,7 +77,8 @@ import enum TestSupport.TagRouterBinary
 
     @Test func writesAHomeAssistantTagWithANewRandomIDOrTheOneGiven() async throws {
         try await withPCSCD { pcscd in
-            let card = try Type2Card(model: .ultralight, message: [])
+            // 63 bytes: more than an Ultralight holds.
+            let card = try Type2Card(model: .ntag213, message: [])
             let (random, read, _) = try await write(["--ha-tag", "--json"], on: card, pcscd: pcscd)
             #expect(random.status == 0, "\(random.standardError)")
             let pattern = /"uri":"https:\/\/www\.home-assistant\.io\/tag\/([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})"/
