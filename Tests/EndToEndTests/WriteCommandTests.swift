@@ -27,7 +27,7 @@ import enum TestSupport.TagRouterBinary
         pcscd: PrivatePCSCD
     ) async throws -> (output: TagRouterBinary.Output, read: TagRouterBinary.Output?, card: any VirtualCard) {
         let presented = try VirtualReader(port: pcscd.vpcdPort(slot: slot), logger: logger).present(card)
-        try await waitUntilPcscdSeesACard(pcscd)
+        try await waitUntilReaderHasACard(pcscd, slot: slot)
         let pattern = ["--reader", "*0\(slot)"]
         let output = try await TagRouterBinary.run(["write"] + arguments + pattern, environment: pcscd.environment)
         let read =
@@ -232,4 +232,19 @@ func waitUntilReaderIsEmpty(_ pcscd: PrivatePCSCD, slot: Int) async throws {
     }
     await context.release()
     throw HarnessError("the card on slot \(slot) was still there after 5 s")
+}
+
+/// Waits until pcscd reports a card in the slot's reader.
+func waitUntilReaderHasACard(_ pcscd: PrivatePCSCD, slot: Int) async throws {
+    let context = try await PCSCContext.establish(logger: Logger(label: "test"))
+    for _ in 0..<250 {
+        let statuses = try await context.status(of: [pcscd.readerName(slot: slot)])
+        if statuses.contains(where: \.isCardPresent) {
+            await context.release()
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    await context.release()
+    throw HarnessError("no card appeared on slot \(slot) within 5 s")
 }
