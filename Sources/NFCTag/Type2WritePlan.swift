@@ -132,7 +132,9 @@ public struct Type2WritePlan: Sendable, Hashable {
             if !isKnownAndEqual(page, bytes, in: known) { writes.append(PageWrite(page: page + 4, bytes: bytes)) }
         }
         let commit = content(commitPage, in: result)
-        if !isKnownAndEqual(commitPage, commit, in: known) { writes.append(PageWrite(page: commitPage + 4, bytes: commit)) }
+        if !isKnownAndEqual(commitPage, commit, in: known) {
+            writes.append(PageWrite(page: commitPage + 4, bytes: commit))
+        }
         return .plan(Type2WritePlan(layout: layout, writes: writes, result: result))
     }
 }

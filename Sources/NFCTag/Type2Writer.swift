@@ -92,7 +92,9 @@ public struct Type2Writer: Sendable {
         for area in layout.dynamicLockAreas {
             for (offset, address) in area.byteAddresses.enumerated() {
                 let page = address / 4
-                if lockPages[page] == nil { lockPages[page] = Array(try await pages.read(page: page, limit: 4, channel: channel).prefix(4)) }
+                if lockPages[page] == nil {
+                    lockPages[page] = Array(try await pages.read(page: page, limit: 4, channel: channel).prefix(4))
+                }
                 let remaining = area.bits - offset * 8
                 lockPages[page]?[address % 4] |= remaining >= 8 ? 0xFF : UInt8((1 << remaining) - 1)
             }

@@ -26,7 +26,8 @@ public struct Type4Writer: Sendable {
             let selectV1 = Array(selectV2.dropLast()).enumerated().map { $0.offset == 11 ? 0x00 : $0.element }
             guard try await channel.exchange(selectV1).isSuccess else {
                 throw NFCTagError(
-                    .unsupportedCard, "ISO 14443-4 card without the NDEF application (D2760000850101 or …00): not a Type 4 tag")
+                    .unsupportedCard,
+                    "ISO 14443-4 card without the NDEF application (D2760000850101 or …00): not a Type 4 tag")
             }
             p2 = 0x00
         }

@@ -33,7 +33,10 @@ import enum TestSupport.TagRouterBinary
         Case(name: "NTAG213, short to long", old: uri("a/", repeating: 10), new: uri("long/", repeating: 18)) {
             try Type2Card(model: .ntag213, message: $0)
         },
-        Case(name: "NTAG216, one-byte length to three-byte", old: uri("x/", repeating: 60), new: uri("y/", repeating: 140)) {
+        Case(
+            name: "NTAG216, one-byte length to three-byte", old: uri("x/", repeating: 60),
+            new: uri("y/", repeating: 140)
+        ) {
             try Type2Card(model: .ntag216, message: $0)
         },
         Case(name: "Type 4 with MLc 32, long to short", old: uri("old/", repeating: 30), new: uri("n/", repeating: 5)) {
@@ -73,7 +76,8 @@ import enum TestSupport.TagRouterBinary
                 #expect(
                     output.standardError.contains("tag removed during")
                         && output.standardError.hasSuffix(
-                            "the tag holds its old message, an empty one or the new one: present it again and repeat the write\n"),
+                            "the tag holds its old message, an empty one or the new one: present it again and repeat the write\n"
+                        ),
                     "\(output.standardError)")
                 #expect(ripped.commandCount == limit)
                 try await waitUntilReaderIsEmpty(pcscd, slot: 0)

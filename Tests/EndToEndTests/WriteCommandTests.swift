@@ -31,7 +31,8 @@ import enum TestSupport.TagRouterBinary
         let pattern = ["--reader", "*0\(slot)"]
         let output = try await TagRouterBinary.run(["write"] + arguments + pattern, environment: pcscd.environment)
         let read =
-            readBack ? try await TagRouterBinary.run(["read", "--json"] + pattern, environment: pcscd.environment) : nil
+            readBack
+            ? try await TagRouterBinary.run(["read", "--json"] + pattern, environment: pcscd.environment) : nil
         await presented.remove()
         try await waitUntilReaderIsEmpty(pcscd, slot: slot)
         return (output, read, presented.card)
@@ -81,7 +82,8 @@ import enum TestSupport.TagRouterBinary
             let card = try Type2Card(model: .ntag213, message: [])
             let (random, read, _) = try await write(["--ha-tag", "--json"], on: card, pcscd: pcscd)
             #expect(random.status == 0, "\(random.standardError)")
-            let pattern = /"uri":"https:\/\/www\.home-assistant\.io\/tag\/([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})"/
+            let pattern =
+                /"uri":"https:\/\/www\.home-assistant\.io\/tag\/([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})"/
             let written = try #require(random.standardOutput.firstMatch(of: pattern)?.1)
             #expect(read?.standardOutput.contains(String(written)) == true)
 
@@ -199,7 +201,9 @@ import enum TestSupport.TagRouterBinary
             #expect(output.standardOutput.contains(#""reader":"Virtual PCD 00 01""#))
             await presented.remove()
             let memory = try #require(presented.card as? Type2Card).memory
-            #expect(try Type2TLV.ndefMessage(inDataArea: Array(memory[16..<(16 + 496)])) == .message(Self.uriMessage("tel:+123")))
+            #expect(
+                try Type2TLV.ndefMessage(inDataArea: Array(memory[16..<(16 + 496)]))
+                    == .message(Self.uriMessage("tel:+123")))
         }
     }
 

@@ -102,7 +102,10 @@ struct Type2WriterTests {
             Type2WriterTests.ntag213(Type2WriterTests.factory([]), staticLock: [0x10, 0x00]), 20,
             "Type 2 static lock bytes at byte 10 are 1000: pages of the tag are locked"
         ),
-        (Type2WriterTests.ntag213(Type2WriterTests.factory([])), 138, "the message is 138 bytes; this Type 2 tag holds at most 137 bytes"),
+        (
+            Type2WriterTests.ntag213(Type2WriterTests.factory([])), 138,
+            "the message is 138 bytes; this Type 2 tag holds at most 137 bytes"
+        ),
         (
             Type2Memory.image(cc: Hex.bytes("00 00 00 00"), dataArea: []), 20,
             "Type 2 capability container at byte 12 is 00000000, not E1…: the tag is not NDEF formatted"
@@ -157,8 +160,14 @@ struct Type2WriterTests {
     /// then decodes to the old message, an empty one or the new one; and every k up to the last write leaves the
     /// tag with something the next write starts from.
     @Test(arguments: [
-        ("factory, short to long", Type2WriterTests.factory(Fixtures.uriMessage(length: 17)), Fixtures.uriMessage(length: 100)),
-        ("factory, long to short", Type2WriterTests.factory(Fixtures.uriMessage(length: 100)), Fixtures.uriMessage(length: 18)),
+        (
+            "factory, short to long", Type2WriterTests.factory(Fixtures.uriMessage(length: 17)),
+            Fixtures.uriMessage(length: 100)
+        ),
+        (
+            "factory, long to short", Type2WriterTests.factory(Fixtures.uriMessage(length: 100)),
+            Fixtures.uriMessage(length: 18)
+        ),
         ("empty to message", Type2WriterTests.factory([]), Fixtures.uriMessage(length: 60)),
         ("message to empty", Type2WriterTests.factory(Fixtures.uriMessage(length: 60)), []),
         ("blank NULLs", [UInt8](), Fixtures.uriMessage(length: 33)),

@@ -145,7 +145,8 @@ struct Type2CardTests {
     func dynamicLockBitsProtectTheirPages(model: Type2Model, lockBytes: String, locked: Int, free: Int) throws {
         var card = try Type2Card(model: model, message: [])
         let lockPage = 4 + model.userBytes / 4
-        #expect(card.respond(to: [0xFF, 0xD6, 0x00, UInt8(lockPage), 0x04] + Hex.bytes(lockBytes)) == Hex.bytes("90 00"))
+        #expect(
+            card.respond(to: [0xFF, 0xD6, 0x00, UInt8(lockPage), 0x04] + Hex.bytes(lockBytes)) == Hex.bytes("90 00"))
         #expect(card.respond(to: [0xFF, 0xD6, 0x00, UInt8(locked), 0x04, 1, 2, 3, 4]) == Hex.bytes("63 00"))
         #expect(card.respond(to: [0xFF, 0xD6, 0x00, UInt8(free), 0x04, 1, 2, 3, 4]) == Hex.bytes("90 00"))
     }

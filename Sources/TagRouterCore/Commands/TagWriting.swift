@@ -132,7 +132,9 @@ public enum TagWriting {
         if lock, !confirmed, let refusal = askToLock() { return refusal }
         let patterns = readers.map(ReaderPattern.init(text:))
         do {
-            let report = try await wait ? waitAndWrite(message, patterns: patterns, lock: lock)
+            let report =
+                try await wait
+                ? waitAndWrite(message, patterns: patterns, lock: lock)
                 : writePresent(message, patterns: patterns, lock: lock)
             return .lines(json ? [try JSONOutput.encoded(report)] : report.lines)
         } catch let failure as WriteFailure {
