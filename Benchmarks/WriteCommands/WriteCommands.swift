@@ -9,9 +9,9 @@ enum WriteCommands {
     static func main() async throws {
         print("kind     layout                                  message  commands  minimum  (writes)")
         for row in try await rows() {
-            let layout = row.layout.padding(toLength: 38, withPad: " ", startingAt: 0)
+            let layout = row.layout + String(repeating: " ", count: max(0, 38 - row.layout.count))
             print(
-                "\(row.kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(layout) \(pad(row.message, 8)) "
+                "\(row.kind)    \(layout) \(pad(row.message, 8)) "
                     + "\(pad(row.commands, 9)) \(pad(row.minimum, 8))  (\(row.writes))")
         }
     }
@@ -63,7 +63,9 @@ enum WriteCommands {
             let tlvStart = prefix.count
             let streamEnd = min(size, tlvStart + 1 + (bytes.count < 255 ? 1 : 3) + bytes.count + 1)
             let pages = (streamEnd + 3) / 4 - tlvStart / 4
-            let guardWrite = old == 0 ? 0 : 1
+            // The guard write hides the old message; with an empty new one it is the length page's final write.
+            let guardWrite = old != 0 && !bytes.isEmpty ? 1 : 0
+            // The dynamic lock bytes (at most 16 here) are read once when the write reaches page 16.
             let lockRead = (streamEnd - 1) / 4 + 4 >= 16 ? 1 : 0
             let valueEnd = tlvStart + 1 + (bytes.count < 255 ? 1 : 3) + bytes.count
             let readBack = 1 + 1 + max(0, (valueEnd - 12 + 15) / 16)
@@ -80,7 +82,7 @@ enum WriteCommands {
             let chunks = (bytes.count + min(mlc, 255) - 1) / min(mlc, 255)
             let writes = bytes.isEmpty ? 1 : 2 + chunks
             let readBack = 1 + 4 + (2 + bytes.count + 254) / 255
-            let minimum = 1 + 4 + 1 + writes + readBack
+            let minimum = 1 + 4 + writes + readBack
             rows.append(Row(kind: "type4", layout: layout, message: bytes.count, commands: result.commands, minimum: minimum, writes: card.writes))
         }
         return rows
@@ -129,7 +131,7 @@ final class Type4Fake: CardChannel {
             case 0xB0:
                 let file = state.selected == 0x03 ? cc : state.file
                 let offset = Int(command[2]) << 8 | Int(command[3])
-                let end = min(file.count, offset + Int(command[4] == 0 ? 256 : command[4]))
+                let end = min(file.count, offset + (command[4] == 0 ? 256 : Int(command[4])))
                 return Array(file[offset..<end]) + [0x90, 0x00]
             default:
                 state.writes += 1

@@ -139,16 +139,17 @@ public struct Type2Writer: Sendable {
         return (Array(header[0..<4]), cc, Array(header.dropFirst(8).prefix(cc.dataAreaSize)))
     }
 
-    /// Reads the tag bytes at `addresses` (outside the data area too), one page per read.
+    /// Reads the tag bytes at `addresses` (outside the data area too), 16 bytes per read where the reader allows.
     private func readBytes(
         _ addresses: Range<Int>, pages: inout PageReader, channel: some CardChannel
     ) async throws -> [UInt8] {
         var bytes: [UInt8] = []
         var page = addresses.lowerBound / 4
         while page * 4 < addresses.upperBound {
-            let data = Array(try await pages.read(page: page, limit: 4, channel: channel).prefix(4))
+            let limit = min(16, (addresses.upperBound - page * 4 + 3) / 4 * 4)
+            let data = try await pages.read(page: page, limit: limit, channel: channel)
             for (offset, byte) in data.enumerated() where addresses.contains(page * 4 + offset) { bytes.append(byte) }
-            page += 1
+            page += data.count / 4
         }
         return bytes
     }
