@@ -36,8 +36,8 @@ public struct Type2WritePlan: Sendable, Hashable {
     public var layout: Type2DataAreaLayout
     /// The writes, in the order they must be sent.
     public var writes: [PageWrite]
-    /// The data area once every write is done (bytes not known before stay as they were in `known`, and are
-    /// zeros past it).
+    /// The data area as the plan sees it once every write is done: `known` with the new TLV in it, extended
+    /// with zeros to the end of the last page written (bytes past `known` that no write covers are not the tag's).
     public var result: [UInt8]
 
     /// Plans writing `message`.
@@ -57,6 +57,12 @@ public struct Type2WritePlan: Sendable, Hashable {
         case .layout(let found): layout = found
         }
         let capacity = layout.capacity
+        guard layout.usableBytes >= 2 else {
+            throw NFCTagError(
+                .insufficientCapacity, offset: 16 + layout.tlvStart,
+                "Type 2 data area: \(layout.usableBytes) byte left after its TLVs at byte \(16 + layout.tlvStart), too few for even an empty NDEF message"
+            )
+        }
         guard message.count <= capacity else {
             throw NFCTagError(
                 .insufficientCapacity, offset: 16 + layout.tlvStart,

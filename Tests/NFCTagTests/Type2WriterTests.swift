@@ -114,6 +114,10 @@ struct Type2WriterTests {
             Type2WriterTests.ntag213([0x01, 0x02, 0xA0, 0x0C]), 20,
             "Type 2 TLV at byte 16: Lock Control length is 2, 3 expected"
         ),
+        (
+            Type2WriterTests.ntag213(Hex.bytes("FD FF 00 8B") + [UInt8](repeating: 0x11, count: 139)), 20,
+            "Type 2 data area: 1 byte left after its TLVs at byte 159, too few for even an empty NDEF message"
+        ),
     ])
     func refusalsLeaveTheTagUntouched(memory: [UInt8], length: Int, sentence: String) async throws {
         let tag = Type2TagFake(memory: memory)
