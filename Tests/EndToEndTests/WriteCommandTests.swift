@@ -189,6 +189,25 @@ import enum TestSupport.TagRouterBinary
         }
     }
 
+    @Test func writesAMessageFromAFileThenAnEmptyMessage() async throws {
+        try await withPCSCD { pcscd in
+            let message = try Self.uriMessage("https://example.com/from-a-file")
+            let path = NSTemporaryDirectory() + "tagrouter-write-\(UUID().uuidString).ndef"
+            try Data(message).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let card = try Type2Card(model: .ntag215, message: [])
+            let (fromFile, read, written) = try await write(["--file", path], on: card, pcscd: pcscd)
+            #expect(fromFile.status == 0, "\(fromFile.standardError)")
+            #expect(read?.standardOutput.contains("https://example.com/from-a-file") == true)
+
+            let (emptied, readEmpty, _) = try await write(["--ndef", ""], on: written, pcscd: pcscd)
+            #expect(emptied.status == 0, "\(emptied.standardError)")
+            #expect(emptied.standardOutput.contains("written  0 of 492 bytes, read back and verified"))
+            #expect(emptied.standardOutput.contains("empty NDEF message"))
+            #expect(readEmpty?.standardOutput.contains(#""records":[]"#) == true, "\(readEmpty?.standardOutput ?? "")")
+        }
+    }
+
     @Test func waitsForATagPresentedLater() async throws {
         try await withPCSCD { pcscd in
             async let run = TagRouterBinary.run(
