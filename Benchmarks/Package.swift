@@ -65,6 +65,12 @@ let package = Package(
             ],
             path: "TagCommandCounts"
         ),
+        // Commands per write against the minimum the layout allows: a plain executable over counting fakes.
+        .executableTarget(
+            name: "WriteCommands",
+            dependencies: [.product(name: "NFCTag", package: "TagRouter")],
+            path: "WriteCommands"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

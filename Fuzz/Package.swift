@@ -25,6 +25,11 @@ let package = Package(
             name: "fuzz-type2-reader",
             dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
         ),
+        // The Type 2 write planner: rip-safety of every prefix of its writes.
+        .executableTarget(
+            name: "fuzz-type2-write-plan",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
         .executableTarget(
             name: "fuzz-type4-cc",
             dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]

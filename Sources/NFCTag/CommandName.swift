@@ -18,6 +18,10 @@ enum CommandName {
         case (0x00, 0xB0):
             let length = command.count >= 5 ? Int(command[4]) : 0
             return "READ BINARY offset \(p1p2) length \(length == 0 ? 256 : length)"
+        case (0xFF, 0xD6): return "UPDATE BINARY page \(p1p2)"
+        case (0x00, 0xD6):
+            let length = command.count >= 5 ? Int(command[4]) : 0
+            return "UPDATE BINARY offset \(p1p2) length \(length)"
         default: return "command \(hex(command[...]))"
         }
     }

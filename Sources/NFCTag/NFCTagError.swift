@@ -24,14 +24,14 @@ public struct NFCTagError: Error, CustomStringConvertible {
         case messageTooLarge
         /// The ATR names a card kind this module cannot read (Topaz, ISO 14443B-3 storage cards).
         case unsupportedCard
-        /// The tag refuses writing: its capability container, attribute block, GPB or access bits mark it
-        /// read-only, or it refused the first write command. Nothing was changed.
+        /// The tag may not be written: its capability container, attribute block, lock bits, GPB, access bits or
+        /// write access forbid it, or it refused the first write command. Nothing was written.
         case readOnly
-        /// The message does not fit the tag's NDEF area; the message names both sizes. Nothing was changed.
+        /// The message is larger than the tag holds; the message names both sizes. Nothing was written.
         case insufficientCapacity
-        /// The card refused an authentication the operation needs (MIFARE Classic keys).
+        /// The tag refused the key needed to read or write it (MIFARE Classic keys).
         case authenticationFailed
-        /// Reading the tag back after a write did not give the message written.
+        /// The tag read back after a write does not hold what was written.
         case verificationFailed
     }
 

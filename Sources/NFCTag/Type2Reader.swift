@@ -49,8 +49,8 @@ public struct Type2Reader: Sendable {
     }
 }
 
-/// Issues READ BINARY page by page, remembering when the reader needs Le 4.
-private struct PageReader {
+/// Issues READ BINARY page by page, remembering when the reader needs Le 4 (the Type 2 reader and writer).
+struct PageReader {
     /// The Le to ask for: 16, or 4 once the reader refused 16.
     private var le = 16
 

@@ -1,6 +1,6 @@
 /// Byte ranges of a Type 2 data area that the TLV stream skips: lock and reserved bytes announced by Lock
 /// Control and Memory Control TLVs. Indices are data-area indices (tag byte 16 is index 0).
-struct Type2ReservedAreas {
+struct Type2ReservedAreas: Hashable {
     /// Sorted, non-overlapping, non-adjacent ranges.
     private(set) var ranges: [Range<Int>] = []
 

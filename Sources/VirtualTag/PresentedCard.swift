@@ -4,20 +4,28 @@ import Synchronization
 public final class PresentedCard: Sendable {
     private struct State {
         var commandCount = 0
+        var card: any VirtualCard
         var isGone = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let socket: VPCDSocket
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    init(socket: VPCDSocket) {
+    init(socket: VPCDSocket, card: some VirtualCard) {
         self.socket = socket
+        self.state = Mutex(State(card: card))
     }
 
     /// How many command APDUs the card has answered (controls such as power on and ATR requests not counted).
     public var commandCount: Int {
         state.withLock { $0.commandCount }
+    }
+
+    /// The card as it stands after the last command it answered: a write command's effect shows here, also after
+    /// the card is gone (a tag ripped away mid-write keeps what was written before).
+    public var card: any VirtualCard {
+        state.withLock { $0.card }
     }
 
     /// Whether the card is still in the reader: `false` once removed, vanished, or vpcd went away.
@@ -64,8 +72,11 @@ public final class PresentedCard: Sendable {
         }
     }
 
-    func answered() {
-        state.withLock { $0.commandCount += 1 }
+    func answered(_ card: some VirtualCard) {
+        state.withLock { state in
+            state.commandCount += 1
+            state.card = card
+        }
     }
 
     /// The session ended: close the descriptor (under the lock, see ``remove()``) and wake the waiters.

@@ -99,10 +99,52 @@ public struct Type2Card: VirtualCard {
         return bytes + StatusWord.ok
     }
 
+    /// Writes one page the way an NTAG21x / Ultralight does: page 2 ORs its bytes 2-3 into the static lock
+    /// bytes (bytes 0-1 are not written), page 3 (the CC) and the dynamic lock bytes are one-time programmable
+    /// (bits are ORed), and a page whose lock bit is set is refused with `63 00` (docs/tags.md, "How a tag is
+    /// written"). A read-only card (``Options/isReadOnly``) refuses every write.
     private mutating func write(page: Int, data: [UInt8]) -> [UInt8] {
         guard data.count == 4 else { return StatusWord.wrongLength }
-        guard !options.isReadOnly, page >= 4, page < 4 + model.userBytes / 4 else { return StatusWord.failed }
-        memory.replaceSubrange((page * 4)..<(page * 4 + 4), with: data)
+        guard !options.isReadOnly, page >= 2, page < model.totalPages, !isLocked(page: page) else {
+            return StatusWord.failed
+        }
+        switch page {
+        case 2:
+            memory[10] |= data[2]
+            memory[11] |= data[3]
+        case 3:
+            for offset in 0..<4 { memory[12 + offset] |= data[offset] }
+        case let lockPage where lockPage == dynamicLockPage:
+            for offset in 0..<3 { memory[page * 4 + offset] |= data[offset] }
+        case 4..<(4 + model.userBytes / 4):
+            memory.replaceSubrange((page * 4)..<(page * 4 + 4), with: data)
+        default:
+            return StatusWord.failed
+        }
         return StatusWord.ok
+    }
+
+    /// The page of the dynamic lock bytes, right after the user memory (none on an Ultralight).
+    var dynamicLockPage: Int? { model == .ultralight ? nil : 4 + model.userBytes / 4 }
+
+    /// Whether a lock bit protects `page`: the static lock bits (byte 10 bit 3 the CC, bits 4-7 pages 4-7,
+    /// byte 11 pages 8-15; byte 10 bits 1-2 freeze those bits and bit 0 the CC's) and, on NTAG21x, the dynamic
+    /// lock bits (one per 2 pages from page 16 on NTAG213, per 16 pages on NTAG215/216; byte 2 freezes them).
+    func isLocked(page: Int) -> Bool {
+        let static0 = memory[10]
+        let static1 = memory[11]
+        switch page {
+        case 2: return static0 & 0x07 == 0x07
+        case 3: return static0 & 0x08 != 0
+        case 4..<8: return static0 & (0x10 << (page - 4)) != 0
+        case 8..<16: return static1 & (1 << (page - 8)) != 0
+        default:
+            guard let lockPage = dynamicLockPage else { return false }
+            let lockBytes = memory[(lockPage * 4)..<(lockPage * 4 + 3)]
+            if page == lockPage { return lockBytes.last == 0xFF }
+            guard page < lockPage else { return false }
+            let bit = (page - 16) / (model == .ntag213 ? 2 : 16)
+            return lockBytes[lockPage * 4 + bit / 8] & (1 << (bit % 8)) != 0
+        }
     }
 }

@@ -158,7 +158,9 @@ public struct Type4Card: VirtualCard {
     private mutating func updateBinary(_ apdu: CommandAPDU) -> [UInt8] {
         guard selection == .ndefFile else { return StatusWord.noCurrentFile }
         guard !options.isReadOnly else { return StatusWord.failed }
-        let offset = Int(apdu.p1 & 0x7F) << 8 | Int(apdu.p2)
+        // P1 bit 8 would name a short file identifier, which this card does not have.
+        guard apdu.p1 & 0x80 == 0 else { return StatusWord.wrongParameters }
+        let offset = Int(apdu.p1) << 8 | Int(apdu.p2)
         guard apdu.data.count <= options.maxCommandLength, offset + apdu.data.count <= ndefFile.count else {
             return StatusWord.wrongLength
         }

@@ -33,7 +33,7 @@ public struct VirtualReader: Sendable {
         _ card: some VirtualCard, answeringAtMost limit: Int? = nil, timeline: CardTimeline? = nil
     ) throws -> PresentedCard {
         let socket = try VPCDSocket.connect(host: host, port: port)
-        let presented = PresentedCard(socket: socket)
+        let presented = PresentedCard(socket: socket, card: card)
         var logger = logger
         logger[metadataKey: "vpcd.port"] = "\(port)"
         let session = CardSession(
@@ -79,7 +79,7 @@ private struct CardSession<Card: VirtualCard>: Sendable {
             timeline?.record(.command, message)
             let response = card.respond(to: message)
             answered += 1
-            presented.answered()
+            presented.answered(card)
             guard socket.send(response) else { break }
             timeline?.record(.answered, response)
         }

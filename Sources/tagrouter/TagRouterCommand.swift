@@ -10,7 +10,7 @@ struct TagRouterCommand: AsyncParsableCommand {
         version: Version.description,
         subcommands: [
             DecodeCommand.self, ReadersCommand.self, ReadCommand.self, EmulateCommand.self, CheckCommand.self,
-            MatchCommand.self, HistoryCommand.self, RunCommand.self, DoctorCommand.self,
+            MatchCommand.self, HistoryCommand.self, RunCommand.self, DoctorCommand.self, WriteCommand.self,
             AASACommand.self,
         ]
     )

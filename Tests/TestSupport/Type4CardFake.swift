@@ -2,19 +2,19 @@ public import NFCTag
 import Synchronization
 
 /// A Type 4 card behind a PC/SC reader, as two files: answers SELECT of the NDEF application (v2 or v1, as
-/// configured), SELECT of files by identifier and READ BINARY from the selected file, the way ISO 7816-4 cards
+/// configured), SELECT of files by identifier and READ BINARY from the selected file and UPDATE BINARY of the NDEF file, the way ISO 7816-4 cards
 /// do (`6A 82` for an unknown AID or file, `6B 00` for an offset past the end, fewer bytes with `62 82` when
 /// the file ends before Le).
 public final class Type4CardFake: CardChannel {
     /// The CC file (E103) contents.
     public let ccFile: [UInt8]
-    /// The NDEF file contents.
-    public let ndefFile: [UInt8]
+    /// The NDEF file contents, as written so far.
+    public var ndefFile: [UInt8] { state.withLock { $0.ndefFile } }
     /// The NDEF file identifier.
     public let ndefFileID: [UInt8]
     /// Whether the card answers the v2 AID (else only v1).
     public let answersVersion2: Bool
-    private let state = Mutex<(selected: [UInt8]?, sent: [[UInt8]])>((nil, []))
+    private let state: Mutex<(selected: [UInt8]?, sent: [[UInt8]], ndefFile: [UInt8])>
 
     /// Creates a card.
     /// - Parameters:
@@ -24,7 +24,7 @@ public final class Type4CardFake: CardChannel {
     ///   - answersVersion2: false for a mapping v1.0 card.
     public init(ccFile: [UInt8], ndefFile: [UInt8], ndefFileID: [UInt8] = [0xE1, 0x04], answersVersion2: Bool = true) {
         self.ccFile = ccFile
-        self.ndefFile = ndefFile
+        self.state = Mutex((nil, [], ndefFile))
         self.ndefFileID = ndefFileID
         self.answersVersion2 = answersVersion2
     }
@@ -51,12 +51,20 @@ public final class Type4CardFake: CardChannel {
                 return [0x90, 0x00]
             case (0xB0, _):
                 guard let selected = state.selected else { return [0x69, 0x86] }
-                let file = selected == [0xE1, 0x03] ? ccFile : ndefFile
+                let file = selected == [0xE1, 0x03] ? ccFile : state.ndefFile
                 let offset = Int(command[2]) << 8 | Int(command[3])
                 let le = command[4] == 0 ? 256 : Int(command[4])
                 guard offset < file.count else { return [0x6B, 0x00] }
                 let end = min(file.count, offset + le)
                 return Array(file[offset..<end]) + (end - offset < le ? [0x62, 0x82] : [0x90, 0x00])
+            case (0xD6, _):
+                // UPDATE BINARY of the NDEF file; the CC file is never written.
+                guard state.selected == ndefFileID else { return [0x69, 0x86] }
+                let offset = Int(command[2]) << 8 | Int(command[3])
+                let data = Array(command.dropFirst(5).prefix(Int(command[4])))
+                guard offset + data.count <= state.ndefFile.count else { return [0x6B, 0x00] }
+                state.ndefFile.replaceSubrange(offset..<(offset + data.count), with: data)
+                return [0x90, 0x00]
             default:
                 return [0x6D, 0x00]
             }

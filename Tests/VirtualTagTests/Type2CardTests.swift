@@ -77,8 +77,8 @@ struct Type2CardTests {
         var card = try Type2Card(model: .ultralight, message: [])
         #expect(card.respond(to: Hex.bytes("FF D6 00 05 04 11 22 33 44")) == Hex.bytes("90 00"))
         #expect(card.respond(to: Hex.bytes("FF B0 00 05 04")) == Hex.bytes("11 22 33 44 90 00"))
-        #expect(card.respond(to: Hex.bytes("FF D6 00 03 04 E1 10 06 0F")) == Hex.bytes("63 00"))
         #expect(card.respond(to: Hex.bytes("FF D6 00 10 04 00 00 00 00")) == Hex.bytes("63 00"))
+        #expect(card.respond(to: Hex.bytes("FF D6 00 01 04 00 00 00 00")) == Hex.bytes("63 00"))
         #expect(card.respond(to: Hex.bytes("FF D6 00 05 02 11 22")) == Hex.bytes("67 00"))
     }
 
@@ -105,5 +105,49 @@ struct Type2CardTests {
         #expect(
             card.respond(to: Hex.bytes("FF B0 00 04 10")) == Hex.bytes("03") + [UInt8](repeating: 0, count: 15)
                 + Hex.bytes("90 00"))
+    }
+
+    /// The capability container and the lock bytes are one-time programmable: bits are ORed in, never cleared.
+    @Test func capabilityContainerAndStaticLockBytesAreOneTimeProgrammable() throws {
+        var card = try Type2Card(model: .ultralight, message: [])
+        #expect(card.respond(to: Hex.bytes("FF D6 00 03 04 E1 10 06 0F")) == Hex.bytes("90 00"))
+        #expect(card.respond(to: Hex.bytes("FF D6 00 03 04 E1 10 06 00")) == Hex.bytes("90 00"))
+        #expect(Array(card.memory[12..<16]) == Hex.bytes("E1 10 06 0F"))
+        #expect(card.respond(to: Hex.bytes("FF D6 00 02 04 AA BB 30 01")) == Hex.bytes("90 00"))
+        // Bytes 0-1 of page 2 are not written; lock bits L4, L5 and L8 are set.
+        #expect(Array(card.memory[8..<12]) == [card.memory[8], card.memory[9], 0x30, 0x01])
+        #expect(card.memory[8] != 0xAA)
+    }
+
+    /// A set lock bit refuses writes to its page, and the CC lock bit refuses the CC: one row per protected page.
+    @Test(arguments: [
+        (Type2Model.ultralight, "00 00 10 00", 4, 5),
+        (.ultralight, "00 00 80 00", 7, 8),
+        (.ultralight, "00 00 00 01", 8, 9),
+        (.ultralight, "00 00 00 80", 15, 14),
+        (.ultralight, "00 00 08 00", 3, 4),
+    ])
+    func staticLockBitsProtectTheirPages(model: Type2Model, lockPage: String, locked: Int, free: Int) throws {
+        var card = try Type2Card(model: model, message: [])
+        #expect(card.respond(to: Hex.bytes("FF D6 00 02 04 " + lockPage)) == Hex.bytes("90 00"))
+        let lockedWrite: [UInt8] = [0xFF, 0xD6, 0x00, UInt8(locked), 0x04, 0xE1, 0x10, 0x06, 0x00]
+        let freeWrite: [UInt8] = [0xFF, 0xD6, 0x00, UInt8(free), 0x04, 0x11, 0x22, 0x33, 0x44]
+        #expect(card.respond(to: lockedWrite) == Hex.bytes("63 00"))
+        #expect(card.respond(to: freeWrite) == Hex.bytes("90 00"))
+    }
+
+    /// NTAG213's dynamic lock bytes at page 40 lock two pages per bit from page 16; NTAG216's sixteen per bit.
+    @Test(arguments: [
+        (Type2Model.ntag213, "01 00 00 00", 17, 18),
+        (.ntag213, "00 08 00 00", 39, 37),
+        (.ntag216, "01 00 00 00", 31, 32),
+    ])
+    func dynamicLockBitsProtectTheirPages(model: Type2Model, lockBytes: String, locked: Int, free: Int) throws {
+        var card = try Type2Card(model: model, message: [])
+        let lockPage = 4 + model.userBytes / 4
+        #expect(
+            card.respond(to: [0xFF, 0xD6, 0x00, UInt8(lockPage), 0x04] + Hex.bytes(lockBytes)) == Hex.bytes("90 00"))
+        #expect(card.respond(to: [0xFF, 0xD6, 0x00, UInt8(locked), 0x04, 1, 2, 3, 4]) == Hex.bytes("63 00"))
+        #expect(card.respond(to: [0xFF, 0xD6, 0x00, UInt8(free), 0x04, 1, 2, 3, 4]) == Hex.bytes("90 00"))
     }
 }
