@@ -5,6 +5,10 @@ public struct TagWriter: Sendable {
     public var type2 = Type2Writer()
     /// The Type 4 writer used for ISO 14443-4 cards.
     public var type4 = Type4Writer()
+    /// The Type 5 writer used for ISO 15693 cards.
+    public var type5 = Type5Writer()
+    /// The Type 3 writer used for FeliCa cards.
+    public var type3 = Type3Writer()
     /// The reader used to read the tag back.
     public var reader = TagReader()
 
@@ -22,7 +26,7 @@ public struct TagWriter: Sendable {
     ///   - channel: the channel to the card.
     ///   - lock: make the tag permanently read-only after writing.
     /// - Returns: what was done.
-    /// - Throws: `NFCTagError`: `unsupportedCard` (a kind with no writer, a card without NDEF, a Type 4 lock),
+    /// - Throws: `NFCTagError`: `unsupportedCard` (Type 1, a card without NDEF, a Type 4 lock),
     ///   `readOnly`, `insufficientCapacity`, `verificationFailed` (the read-back differs, or the UID changed),
     ///   and what the writers and the reader throw (`tagRemoved`, …); `CancellationError`.
     public func write(
@@ -34,8 +38,8 @@ public struct TagWriter: Sendable {
             throw NFCTagError(.unsupportedCard, "\(name) with ATR \(CommandName.hex(atr[...])) cannot be written")
         }
         let counting = CountingChannel(channel)
-        let uid = try await reader.readUID(channel: counting)
-        let capacity: Int
+        var uid = try await reader.readUID(channel: counting)
+        var capacity: Int?
         let written: TagTechnology
         switch technology {
         case .type2:
@@ -46,8 +50,24 @@ public struct TagWriter: Sendable {
             if lock { try await type4.lock(counting) }
             capacity = try await type4.write(message, to: counting)
             written = .type4
-        case .mifareClassic, .type5, .felica:
-            throw NFCTagError(.unsupportedCard, "writing \(technology.rawValue) tags is not supported yet")
+        case .mifareClassic:
+            // The card name tells a 1K from a 4K or a Mini; a factory-fresh card is formatted for it.
+            let classic = MifareClassicWriter(card: info.storageCard?.name ?? .mifareClassic1K)
+            try await classic.write(message, to: counting)
+            if lock { try await classic.lock(counting) }
+            written = .mifareClassic
+        case .type5:
+            try await type5.write(message, to: counting)
+            if lock { try await type5.lock(counting) }
+            // FF CA gives an ISO 15693 UID least significant byte first; the reader shows it reversed.
+            uid = uid.map { $0.reversed() }
+            written = .type5
+        case .felica:
+            try await type3.write(message, to: counting, atr: atr)
+            if lock { try await type3.lock(counting, atr: atr) }
+            written = .felica
+        case .type1:
+            throw NFCTagError(.unsupportedCard, "writing Type 1 (Topaz) tags is not supported: they are read only")
         }
         let reading: TagReading
         do {

@@ -57,6 +57,34 @@ import enum TestSupport.TagRouterBinary
         }
     }
 
+    /// The kinds beside Types 2 and 4, each written by `tagrouter write` through pcscd and read back: a factory
+    /// MIFARE Classic card (formatted first), an NDEF Classic 4K, a Type 5 tag and a FeliCa Lite-S. A Topaz
+    /// (Type 1) is refused with the tag untouched.
+    @Test(arguments: [
+        VirtualTagKind.classic1kBlank, .classic4k, .type5, .felica,
+    ])
+    func writesEveryOtherKindAndReadsItBack(kind: VirtualTagKind) async throws {
+        try await withPCSCD { pcscd in
+            let card = try kind.card(holding: kind.isFactoryFresh ? [] : Self.uriMessage("https://example.com/old"))
+            let uri = "https://example.com/\(kind.rawValue)/written"
+            let (output, read, _) = try await write(["--uri", uri, "--json"], on: card, pcscd: pcscd)
+            #expect(output.status == 0, "\(kind): \(output.standardError)")
+            #expect(read?.status == 0)
+            #expect(read?.standardOutput.contains(#""uri":"\#(uri)""#) == true, "\(read?.standardOutput ?? "")")
+        }
+    }
+
+    @Test func refusesATopazTagUntouched() async throws {
+        try await withPCSCD { pcscd in
+            let old = try Self.uriMessage("https://example.com/topaz")
+            let card = try VirtualTagKind.type1.card(holding: old)
+            let (output, read, _) = try await write(["--uri", "https://example.com/new"], on: card, pcscd: pcscd)
+            #expect(output.status == 2, "\(output.standardError)")
+            #expect(output.standardError.contains("Type 1 (Topaz)"), "\(output.standardError)")
+            #expect(read?.standardOutput.contains(#""uri":"https://example.com/topaz""#) == true)
+        }
+    }
+
     @Test func writesATextRecordOnAType4TagInChunksOfItsMLc() async throws {
         try await withPCSCD { pcscd in
             var options = Type4Card.Options()
