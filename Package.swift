@@ -38,6 +38,8 @@ let package = Package(
         // pcsc-lite's headers live in /usr/include/PCSC; pkg-config would add `-pthread`, a flag SwiftPM refuses
         // with a warning, so the path is given here instead.
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
+        // libmosquitto's header is /usr/include/mosquitto.h; no pkg-config flags are needed.
+        .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .target(name: "NDEF", swiftSettings: swiftSettings),
         .target(name: "NFCTag", dependencies: ["NDEF"], swiftSettings: swiftSettings),
         .target(
@@ -54,10 +56,12 @@ let package = Package(
         ),
         // When and whether a webhook is tried again: status verdicts, Retry-After, backoff. Foundation only.
         .target(name: "WebhookRetry", swiftSettings: swiftSettings),
+        // An MQTT client connection over libmosquitto, its network loop on a dedicated thread.
+        .target(name: "MQTTClient", dependencies: ["CMosquitto"], swiftSettings: swiftSettings),
         .target(
             name: "TagActions",
             dependencies: [
-                "NDEF", "TagRules", "WebhookRetry",
+                "NDEF", "TagRules", "WebhookRetry", "MQTTClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -173,6 +177,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/HTTPTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // A real MQTT subscriber (libmosquitto) for tests against the private mosquitto of TestSupport.
+        .target(
+            name: "MQTTTestSupport",
+            dependencies: ["MQTTClient", "TestSupport"],
+            path: "Tests/MQTTTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MQTTClientTests",
+            dependencies: ["MQTTClient", "MQTTTestSupport", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
