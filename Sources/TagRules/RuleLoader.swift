@@ -10,6 +10,8 @@ struct RuleLoader {
     private var ruleCount = 0
     private var knownNames: [String: SourceLocation] = [:]
     private var mqtt: MQTTSettings?
+    /// Where the first `mqtt:` block is, valid or not.
+    private var mqttLocation: SourceLocation?
     private var mqttActionSites: [Diagnostic] = []
 
     /// The largest rules file read (bigger ones are refused: they cannot be hand-written rules).
@@ -81,7 +83,7 @@ struct RuleLoader {
                     return .mqtt(publication)
                 }
             }
-        } else {
+        } else if mqttLocation == nil {
             diagnostics += mqttActionSites
         }
         return LoadResult(
@@ -93,7 +95,7 @@ struct RuleLoader {
         files.append(name)
         let parser = FileParser(
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
-        parser.knownMQTT = mqtt?.location
+        parser.knownMQTT = mqttLocation
         do {
             // The basic resolver leaves every scalar a string: no regular expression per scalar (10,000 rules load
             // several times faster); booleans are recognized by FileParser.bool. The encoding is given because
@@ -111,6 +113,7 @@ struct RuleLoader {
         }
         knownNames = parser.knownNames
         mqtt = mqtt ?? parser.mqttSettings
+        mqttLocation = parser.knownMQTT
         mqttActionSites += parser.mqttActionSites
         ruleCount += parser.ruleCount
         rules += parser.rules

@@ -85,7 +85,7 @@ public final class MosquittoBroker: Sendable {
     public func resume() async throws {
         let child = try ChildProcess.spawn(
             "/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"], environment: [:],
-            outputPath: directory + "/stdout.log")
+            outputPath: directory + "/stdout.log", resetsSignals: true)
         process.withLock { $0 = child }
         let deadline = ContinuousClock.now + .seconds(10)
         while !FreePorts.isListening(port) || !(tlsPort.map(FreePorts.isListening) ?? true) {
