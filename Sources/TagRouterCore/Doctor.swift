@@ -29,6 +29,7 @@ public enum Doctor {
                     detail: "\(loaded.ruleCount) rules in \(loaded.fileCount) files (\(sources))"))
             let needsOpener = ruleSet.rules.contains { $0.actions.contains(where: \.isOpen) }
             checks.append(HostChecks.opener(path: environment["PATH"] ?? "", needed: needsOpener))
+            if let mqtt = ruleSet.mqtt { checks.append(await mqttCheck(mqtt)) }
         } else {
             let errors = loaded.diagnostics.filter { $0.severity == .error }
             checks.append(
