@@ -195,6 +195,7 @@ let package = Package(
             name: "TagActionsTests",
             dependencies: [
                 "TagActions", "WebhookRetry", "argv-recorder", "outbox-child", "HTTPTestSupport",
+                "MQTTClient", "MQTTTestSupport", "TestSupport", "TagRules",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
