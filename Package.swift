@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TagRules", targets: ["TagRules"]),
         .library(name: "TagActions", targets: ["TagActions"]),
         .library(name: "WebhookRetry", targets: ["WebhookRetry"]),
+        .library(name: "MQTTClient", targets: ["MQTTClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

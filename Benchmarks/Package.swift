@@ -44,6 +44,18 @@ let package = Package(
             path: "ActionsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "MQTTBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "TagActions", package: "TagRouter"),
+                .product(name: "TagRules", package: "TagRouter"),
+                .product(name: "MQTTClient", package: "TagRouter"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "MQTTBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
