@@ -12,10 +12,10 @@ final class MQTTHarness: Sendable {
     let broker: Broker
     let publisher: MQTTPublisher
     let subscriber: MQTTConnection
-    let received: Atomic<Int>
+    let counter: Counter
 
     init() async throws {
-        broker = try Broker()
+        let broker = try Broker()
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let rules = """
@@ -26,13 +26,11 @@ final class MQTTHarness: Sendable {
             """
         let settings = try RuleSet.load(files: [("bench.yaml", rules)], environment: [:]).get().mqtt!
         let directory = NSTemporaryDirectory() + "tagrouter-bench-" + UUID().uuidString
-        publisher = MQTTPublisher(
+        let publisher = MQTTPublisher(
             settings: settings, outbox: try Outbox(directory: directory, logger: logger),
             configuration: .init(version: "bench"), logger: logger)
-        let publisher = self.publisher
         // The benchmark process is the service's owner here; it runs until the process ends.
         Task { await publisher.run() }
-        received = Atomic(0)
         let counter = Counter()
         let connection = try MQTTConnection(
             options: MQTTOptions(host: "127.0.0.1", port: broker.port, clientID: "bench-subscriber")
@@ -43,17 +41,17 @@ final class MQTTHarness: Sendable {
             default: break
             }
         }
-        subscriber = connection
         connection.start()
         while !counter.connected.load(ordering: .relaxed) || !publisher.isConnected {
             try await Task.sleep(for: .milliseconds(10))
         }
         try connection.subscribe("bench/#", qos: 1)
         try await Task.sleep(for: .milliseconds(200))
+        self.broker = broker
+        self.publisher = publisher
+        self.subscriber = connection
         self.counter = counter
     }
-
-    let counter: Counter
 
     /// What the subscriber's callback counts.
     final class Counter: Sendable {
