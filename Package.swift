@@ -154,7 +154,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport", "MQTTClient", "MQTTTestSupport",
+                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport", "MQTTClient",
+                "MQTTTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

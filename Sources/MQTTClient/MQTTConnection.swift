@@ -52,7 +52,8 @@ public final class MQTTConnection: @unchecked Sendable {
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
         if options.username != nil || options.password != nil {
             try check(
-                mosquitto_username_pw_set(handle, options.username ?? "", options.password), "mosquitto_username_pw_set")
+                mosquitto_username_pw_set(handle, options.username ?? "", options.password), "mosquitto_username_pw_set"
+            )
         }
         if let will = options.will {
             let rc = will.payload.withUnsafeBytes { bytes in

@@ -63,7 +63,8 @@ public struct MQTTOptions: Sendable, Hashable {
     public init(
         host: String, port: Int, clientID: String, username: String? = nil, password: String? = nil,
         tls: TLS? = nil, keepAliveSeconds: Int = 30, will: MQTTMessage? = nil, maxInflight: Int = 200,
-        minimumReconnectDelay: Duration = .seconds(1), maximumReconnectDelay: Duration = .seconds(60), cleanSession: Bool = true
+        minimumReconnectDelay: Duration = .seconds(1), maximumReconnectDelay: Duration = .seconds(60),
+        cleanSession: Bool = true
     ) {
         self.host = host
         self.port = port

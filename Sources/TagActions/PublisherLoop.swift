@@ -75,7 +75,8 @@ struct PublisherLoop {
             publisher.onConnectionChange(true)
             if state != .connected {
                 logger.info(
-                    "mqtt connected", metadata: ["mqtt.broker": "\(settings.url)", "mqtt.client_id": "\(settings.clientID)"])
+                    "mqtt connected",
+                    metadata: ["mqtt.broker": "\(settings.url)", "mqtt.client_id": "\(settings.clientID)"])
             }
             state = .connected
             _ = try? connection.publish(MQTTMessage(topic: settings.statusTopic, text: "online", qos: 1, retain: true))
@@ -146,7 +147,8 @@ struct PublisherLoop {
         while handedOver.count < limit {
             let rows: [PendingPublication]
             do {
-                rows = try publisher.outbox.pendingPublications(after: cursor, limit: min(500, limit - handedOver.count))
+                rows = try publisher.outbox.pendingPublications(
+                    after: cursor, limit: min(500, limit - handedOver.count))
             } catch {
                 logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])
                 return
@@ -212,13 +214,16 @@ struct PublisherLoop {
     private func publishDiscovery(for names: [String]) {
         guard let prefix = settings.discoveryPrefix else { return }
         for name in names {
-            let discovery = HomeAssistantDiscovery(settings: settings, reader: name, version: publisher.configuration.version)
+            let discovery = HomeAssistantDiscovery(
+                settings: settings, reader: name, version: publisher.configuration.version)
             do {
                 try connection.publish(
-                    MQTTMessage(topic: discovery.topic(prefix: prefix), payload: discovery.payload(), qos: 1, retain: true))
+                    MQTTMessage(
+                        topic: discovery.topic(prefix: prefix), payload: discovery.payload(), qos: 1, retain: true))
             } catch {
                 logger.warning(
-                    "mqtt: cannot publish Home Assistant discovery", metadata: ["reader.name": "\(name)", "error": "\(error)"])
+                    "mqtt: cannot publish Home Assistant discovery",
+                    metadata: ["reader.name": "\(name)", "error": "\(error)"])
             }
         }
     }

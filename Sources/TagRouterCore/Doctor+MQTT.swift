@@ -10,7 +10,9 @@ extension Doctor {
         switch await MQTTProbe.run(settings) {
         case .connected:
             let user = settings.username.map { " as \($0)" } ?? ""
-            return DoctorCheck(name: "mqtt", status: .ok, detail: "broker \(broker) accepted client \(settings.clientID)-doctor\(user)")
+            return DoctorCheck(
+                name: "mqtt", status: .ok, detail: "broker \(broker) accepted client \(settings.clientID)-doctor\(user)"
+            )
         case .refused(let code, let reason):
             let fix =
                 code == 4 || code == 5
@@ -28,7 +30,8 @@ extension Doctor {
             } else {
                 fix = "start the broker, or check the host and port of url in the mqtt: block and the firewall"
             }
-            return DoctorCheck(name: "mqtt", status: .problem, detail: "cannot connect to \(broker): \(reason)", fix: fix)
+            return DoctorCheck(
+                name: "mqtt", status: .problem, detail: "cannot connect to \(broker): \(reason)", fix: fix)
         case .invalidSettings(let reason):
             return DoctorCheck(
                 name: "mqtt", status: .problem, detail: "cannot set up the connection: \(reason)",

@@ -16,7 +16,8 @@ extension FileParser {
         var actions: [Action] = []
         for item in list {
             guard let mapping = mapping(item, "an action") else { continue }
-            let entries = entries(mapping, allowed: ["run", "open", "webhook", "mqtt"], context: "in an action \(context)")
+            let entries = entries(
+                mapping, allowed: ["run", "open", "webhook", "mqtt"], context: "in an action \(context)")
             if entries.count != 1 {
                 // One unknown key was reported by `entries`; none at all, or several, are reported here.
                 if mapping.isEmpty {

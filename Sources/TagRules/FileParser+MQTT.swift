@@ -169,7 +169,10 @@ extension FileParser {
         var action = MQTTAction(
             topic: nil, payload: nil, payloadIsJSON: true, qos: 1, retain: false, retryFor: .seconds(86_400),
             topicPrefix: "")
-        mqttActionSites.append(pendingDiagnostic(node, "an 'mqtt' action \(context) needs an 'mqtt:' block with the broker's url (none in the rule set)"))
+        mqttActionSites.append(
+            pendingDiagnostic(
+                node, "an 'mqtt' action \(context) needs an 'mqtt:' block with the broker's url (none in the rule set)")
+        )
         if case .scalar(let scalar) = node, Self.isNull(scalar) { return action }
         guard let mapping = mapping(node, "'mqtt'") else { return nil }
         let errorsBefore = diagnostics.count { $0.severity == .error }

@@ -61,7 +61,9 @@ import VirtualTag
             let arrived = Self.arrived(subscriber)
             #expect(arrived.uris == Set(uris), "missing: \(Set(uris).subtracting(arrived.uris).sorted())")
             #expect(arrived.ids.count == 10)
-            print("fault suite, mqtt: 10 QoS 1 events after a broker outage and a router SIGKILL, \(arrived.messages) messages")
+            print(
+                "fault suite, mqtt: 10 QoS 1 events after a broker outage and a router SIGKILL, \(arrived.messages) messages"
+            )
             // Every publication is marked delivered in the one state database.
             let deadline = ContinuousClock.now + .seconds(10)
             var delivered = 0
@@ -72,7 +74,9 @@ import VirtualTag
                     environment: harness.pcscd.environment)
                 let report = try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any]
                 let deliveries = report?["deliveries"] as? [[String: Any]] ?? []
-                delivered = deliveries.count { $0["state"] as? String == "delivered" && $0["kind"] as? String == "mqtt" }
+                delivered = deliveries.count {
+                    $0["state"] as? String == "delivered" && $0["kind"] as? String == "mqtt"
+                }
             }
             #expect(delivered == 10)
             try await second.terminate()

@@ -114,7 +114,10 @@ import VirtualTag
             let door = try await subscriber.waitFor(1) { $0.topic.hasPrefix("site/doors/") }
             // The query value `front/+` (the fragment is not part of it) adds no topic level and no wildcard.
             #expect(door.map(\.topic) == ["site/doors/Virtual PCD 00 00/front__"])
-            #expect(door.map(\.text) == [#"{"uid": "04A1B2C3D4E580", "uri": "https://home.example.com/open?door=front/+#x"}"#])
+            #expect(
+                door.map(\.text) == [
+                    #"{"uid": "04A1B2C3D4E580", "uri": "https://home.example.com/open?door=front/+#x"}"#
+                ])
             let tapLine = try #require(harness.router.lines(containing: " info tap ").last)
             #expect(tapLine.contains("mqtt queued"), "\(tapLine)")
             #expect(tapLine.contains("mqtt published"), "\(tapLine)")
@@ -172,7 +175,8 @@ import VirtualTag
                 environment: harness.pcscd.environment.merging(Self.environment()) { _, new in new })
             #expect(
                 doctor.standardOutput.contains(
-                    "ok       mqtt: broker localhost:\(broker.tlsPort!) (TLS) accepted client front-door-doctor as tagrouter"),
+                    "ok       mqtt: broker localhost:\(broker.tlsPort!) (TLS) accepted client front-door-doctor as tagrouter"
+                ),
                 "\(doctor.standardOutput)")
         }
     }
@@ -207,7 +211,10 @@ import VirtualTag
             #expect(harness.router.isRunning)
             #expect(broker.log.components(separatedBy: "not authorised").count > 3, "\(broker.log)")
             let doctor = try await TagRouterBinary.run(
-                ["doctor", "--rules", harness.rulesDirectory, "--state-dir", harness.directory + "/doctor-state", "--json"],
+                [
+                    "doctor", "--rules", harness.rulesDirectory, "--state-dir", harness.directory + "/doctor-state",
+                    "--json",
+                ],
                 environment: harness.pcscd.environment.merging(Self.environment(password: "nope")) { _, new in new })
             let checks = try #require(
                 try JSONSerialization.jsonObject(with: Data(doctor.standardOutput.utf8)) as? [[String: String]])

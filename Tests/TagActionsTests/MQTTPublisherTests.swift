@@ -75,7 +75,9 @@ struct MQTTPublisherTests {
                     return
                 }
                 #expect(id > 0)
-                try await Self.waitUntil { try publisher.outbox.deliveries(eventID: eventID).first?.state == "delivered" }
+                try await Self.waitUntil {
+                    try publisher.outbox.deliveries(eventID: eventID).first?.state == "delivered"
+                }
                 let record = try #require(try publisher.outbox.deliveries(eventID: eventID).first)
                 #expect(record.kind == "mqtt")
                 #expect(record.method == "MQTT")
@@ -121,7 +123,9 @@ struct MQTTPublisherTests {
                 #expect(
                     lost
                         == .failed(
-                            reason: "not connected to the MQTT broker mqtt://127.0.0.1:\(broker.port) (QoS 0 is not stored)"))
+                            reason:
+                                "not connected to the MQTT broker mqtt://127.0.0.1:\(broker.port) (QoS 0 is not stored)"
+                        ))
                 let eventID = EventID.make()
                 _ = try publisher.enqueue(
                     MQTTPublication(

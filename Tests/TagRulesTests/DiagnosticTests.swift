@@ -128,7 +128,9 @@ let catalogue: [DiagnosticCase] = [
         expected: ["f.yaml:3:5: error: rule 'r' has no action (add 'run', 'open', 'webhook', 'mqtt' or 'actions')"]),
     DiagnosticCase(
         name: "empty action in a list", yaml: rule("    match: {any: true}\n    actions: [{}]\n"),
-        expected: ["f.yaml:5:15: error: an action is empty in rule 'r' (give one of 'run', 'open', 'webhook' or 'mqtt')"]),
+        expected: [
+            "f.yaml:5:15: error: an action is empty in rule 'r' (give one of 'run', 'open', 'webhook' or 'mqtt')"
+        ]),
     DiagnosticCase(
         name: "run with empty argv", yaml: rule("    match: {any: true}\n    run: []\n"),
         expected: ["f.yaml:5:10: error: 'run' has an empty argv in rule 'r'"]),

@@ -1,3 +1,4 @@
+import Foundation
 import TagRules
 import Testing
 
@@ -116,7 +117,8 @@ import Testing
 
     @Test func theBlockMayComeInALaterFileAndDefaultTopicsUseItsPrefix() throws {
         let rules = "version: 1\nrules:\n  - name: r\n    match: {any: true}\n    mqtt: {}\n"
-        let broker = "version: 1\nmqtt: {url: 'mqtts://b.example:9883', clientId: hall, topicPrefix: site/hall}\nrules: []\n"
+        let broker =
+            "version: 1\nmqtt: {url: 'mqtts://b.example:9883', clientId: hall, topicPrefix: site/hall}\nrules: []\n"
         let set = try RuleSet.load(files: [("a.yaml", rules), ("b.yaml", broker)], environment: [:]).get()
         let settings = try #require(set.mqtt)
         #expect(settings.host == "b.example")
@@ -158,7 +160,9 @@ import Testing
         #expect(settings.keepAlive == .seconds(30))
         #expect(settings.statusTopic == settings.topicPrefix + "/status")
         let custom = try RuleSet.load(
-            files: [("f.yaml", "version: 1\nmqtt: {url: 'mqtts://h', homeAssistant: {discoveryPrefix: ha}}\nrules: []\n")],
+            files: [
+                ("f.yaml", "version: 1\nmqtt: {url: 'mqtts://h', homeAssistant: {discoveryPrefix: ha}}\nrules: []\n")
+            ],
             environment: [:]
         ).get()
         #expect(custom.mqtt?.discoveryPrefix == "ha")
@@ -227,4 +231,16 @@ import Testing
         #expect(report.json.contains(#""qos":1"#))
         #expect(!report.json.contains("t0k3n"))
     }
+}
+
+/// The Home Assistant MQTT example of contrib/home-assistant loads, with its defaults.
+@Test func theHomeAssistantMQTTExampleLoads() throws {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("contrib/home-assistant/mqtt-rules.yaml").path
+    let set = try RuleSet.load(sources: [path], environment: ["MQTT_USER": "u", "MQTT_PASSWORD": "p"]).get()
+    let settings = try #require(set.mqtt)
+    #expect(settings.host == "homeassistant.local")
+    #expect(settings.clientID == "kitchen")
+    #expect(settings.topicPrefix == "tagrouter/kitchen")
+    #expect(settings.discoveryPrefix == "homeassistant")
 }

@@ -47,7 +47,8 @@ public final class MosquittoBroker: Sendable {
         let port = try freePort()
         let tlsPort = tls ? try freePort(excluding: port) : nil
         let broker = MosquittoBroker(port: port, tlsPort: tlsPort, directory: directory)
-        try await tool("/usr/bin/mosquitto_passwd", ["-b", "-c", directory + "/passwd", username, password], in: directory)
+        try await tool(
+            "/usr/bin/mosquitto_passwd", ["-b", "-c", directory + "/passwd", username, password], in: directory)
         var configuration = """
             per_listener_settings false
             allow_anonymous false
@@ -116,7 +117,9 @@ public final class MosquittoBroker: Sendable {
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try await tool(
             "/usr/bin/openssl",
-            ["req", "-x509"] + key + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=TagRouter Test CA"],
+            ["req", "-x509"] + key + [
+                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=TagRouter Test CA",
+            ],
             in: directory)
         try await tool(
             "/usr/bin/openssl",
