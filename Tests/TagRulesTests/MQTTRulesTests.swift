@@ -244,3 +244,11 @@ import Testing
     #expect(settings.topicPrefix == "tagrouter/kitchen")
     #expect(settings.discoveryPrefix == "homeassistant")
 }
+
+/// `tagrouter check` names the broker (secrets masked) after the counts.
+@Test func checkNamesTheBroker() {
+    let text = "version: 1\nmqtt: {url: 'mqtt://${HOST}:1884', clientId: hall}\nrules: []\n"
+    let report = CheckReport(RuleSet.load(files: [("f.yaml", text)], environment: ["HOST": "secret-host"]))
+    #expect(report.text == "0 rules in 1 file\nMQTT broker mqtt://${HOST}:1884 as client hall")
+    #expect(report.json.contains(#""mqtt":"mqtt://${HOST}:1884 as client hall""#))
+}
