@@ -69,6 +69,8 @@ public final class MQTTPublisher: Service, Sendable {
     let inputs: AsyncStream<Input>
     let input: AsyncStream<Input>.Continuation
     let connected = Atomic<Bool>(false)
+    /// Whether a `.wake` is waiting in the inputs: a burst of publications wakes the loop once, not per row.
+    let wakePending = Atomic<Bool>(false)
     let onConnectionChange: @Sendable (Bool) -> Void
 
     /// Creates the publisher (it connects when ``run()`` starts).
@@ -128,7 +130,7 @@ public final class MQTTPublisher: Service, Sendable {
     public func enqueue(_ publication: MQTTPublication) throws -> ActionOutcome.Result {
         if publication.qos > 0 {
             let id = try outbox.insert(publication)
-            input.yield(.wake)
+            if !wakePending.exchange(true, ordering: .acquiringAndReleasing) { input.yield(.wake) }
             return .queued(delivery: id)
         }
         try publication.validate()

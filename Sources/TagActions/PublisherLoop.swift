@@ -47,6 +47,7 @@ struct PublisherLoop {
             case .connection(let event):
                 if handle(event) { return }
             case .wake:
+                publisher.wakePending.store(false, ordering: .releasing)
                 publishPending()
             case .reader(let name):
                 if readers.insert(name).inserted, state == .connected { publishDiscovery(for: [name]) }
