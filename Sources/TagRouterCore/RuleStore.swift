@@ -42,9 +42,23 @@ public final class RuleStore: Sendable {
                 metadata: ["rules.errors": "\(result.diagnostics.filter { $0.severity == .error }.count)"])
             return false
         }
-        current.withLock { $0 = ruleSet }
+        let previous = current.withLock { current in
+            defer { current = ruleSet }
+            return current.mqtt
+        }
+        if Self.brokerChanged(from: previous, to: ruleSet.mqtt) {
+            logger.warning(
+                "rules.reloaded: the mqtt: block changed; the router keeps its broker connection until it is restarted")
+        }
         logger.info(
             "rules.reloaded", metadata: ["rules.count": "\(result.ruleCount)", "rules.files": "\(result.fileCount)"])
         return true
+    }
+
+    /// Whether two `mqtt:` blocks differ in anything but where they are written.
+    static func brokerChanged(from old: MQTTSettings?, to new: MQTTSettings?) -> Bool {
+        guard var old, let new else { return (old == nil) != (new == nil) }
+        old.location = new.location
+        return old != new
     }
 }

@@ -222,6 +222,15 @@ import VirtualTag
             #expect(mqtt["status"] == "problem")
             #expect(mqtt["detail"]?.contains("refused the connection: Connection Refused: not authorised") == true)
             #expect(mqtt["fix"]?.contains("username and password") == true)
+            // The tap's publication waits in the outbox, not lost.
+            let history = try await TagRouterBinary.run(
+                ["history", "--state-dir", harness.directory + "/state", "--json"],
+                environment: harness.pcscd.environment)
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any])
+            let deliveries = try #require(report["deliveries"] as? [[String: Any]])
+            #expect(deliveries.map { $0["state"] as? String } == ["pending"])
+            #expect(deliveries.map { $0["kind"] as? String } == ["mqtt"])
         }
     }
 }
