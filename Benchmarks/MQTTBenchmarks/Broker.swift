@@ -25,7 +25,7 @@ final class Broker: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let process = self.process
-        atexit_b { process.terminate() }
+        runAtExit { process.terminate() }
         usleep(300_000)
     }
 
@@ -47,7 +47,7 @@ final class Broker: @unchecked Sendable {
     }
 }
 
-private func atexit_b(_ body: @escaping () -> Void) {
+private func runAtExit(_ body: @escaping () -> Void) {
     exitHandlers.append(body)
     if exitHandlers.count == 1 { atexit { exitHandlers.forEach { $0() } } }
 }
