@@ -1,10 +1,10 @@
 import Foundation
 
 /// A private mosquitto on 127.0.0.1 for the benchmarks (anonymous, no persistence), stopped at exit.
-final class Broker: @unchecked Sendable {
-    // @unchecked Sendable: `process` is set once in init and only read (terminate) afterwards.
+final class Broker: Sendable {
     let port: Int
-    private let process: Process
+    /// The broker's process id.
+    let pid: pid_t
 
     init() throws {
         let directory = NSTemporaryDirectory() + "tagrouter-bench-mqtt-" + UUID().uuidString
@@ -18,14 +18,33 @@ final class Broker: @unchecked Sendable {
         user root
 
         """.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        process.arguments = ["-c", directory + "/mosquitto.conf"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let process = self.process
-        runAtExit { process.terminate() }
+        // posix_spawn rather than Process: the child gets no blocked signals and no descriptor but 0, 1 and 2
+        // (an inherited pipe would keep the benchmark runner waiting after this process ends).
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in Int32(0)...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0)
+        }
+        _ = closeFrom(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments: [String] = ["/usr/sbin/mosquitto", "-c", directory + "/mosquitto.conf"]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/usr/sbin/mosquitto", &actions, &attributes, argv, environ)
+        guard result == 0 else { throw CocoaError(.executableLoad) }
+        self.pid = pid
+        runAtExit { kill(pid, SIGKILL) }
         usleep(300_000)
     }
 
@@ -53,3 +72,7 @@ private func runAtExit(_ body: @escaping () -> Void) {
 }
 
 nonisolated(unsafe) private var exitHandlers: [() -> Void] = []
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), left out of Swift's Glibc module.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32
