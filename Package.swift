@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "TagActions", targets: ["TagActions"]),
         .library(name: "WebhookRetry", targets: ["WebhookRetry"]),
         .library(name: "VirtualTag", targets: ["VirtualTag"]),
+        .library(name: "MQTTClient", targets: ["MQTTClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,6 +41,8 @@ let package = Package(
         // pcsc-lite's headers live in /usr/include/PCSC; pkg-config would add `-pthread`, a flag SwiftPM refuses
         // with a warning, so the path is given here instead.
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
+        // libmosquitto's header is /usr/include/mosquitto.h; no pkg-config flags are needed.
+        .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .target(name: "NDEF", swiftSettings: swiftSettings),
         .target(name: "NFCTag", dependencies: ["NDEF"], swiftSettings: swiftSettings),
         .target(
@@ -56,10 +59,12 @@ let package = Package(
         ),
         // When and whether a webhook is tried again: status verdicts, Retry-After, backoff. Foundation only.
         .target(name: "WebhookRetry", swiftSettings: swiftSettings),
+        // An MQTT client connection over libmosquitto, its network loop on a dedicated thread.
+        .target(name: "MQTTClient", dependencies: ["CMosquitto"], swiftSettings: swiftSettings),
         .target(
             name: "TagActions",
             dependencies: [
-                "NDEF", "TagRules", "WebhookRetry",
+                "NDEF", "TagRules", "WebhookRetry", "MQTTClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -155,7 +160,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport",
+                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport", "MQTTClient",
+                "MQTTTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -182,10 +188,23 @@ let package = Package(
             path: "Tests/HTTPTestSupport",
             swiftSettings: swiftSettings
         ),
+        // A real MQTT subscriber (libmosquitto) for tests against the private mosquitto of TestSupport.
+        .target(
+            name: "MQTTTestSupport",
+            dependencies: ["MQTTClient", "TestSupport"],
+            path: "Tests/MQTTTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MQTTClientTests",
+            dependencies: ["MQTTClient", "MQTTTestSupport", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "TagActionsTests",
             dependencies: [
                 "TagActions", "WebhookRetry", "argv-recorder", "outbox-child", "HTTPTestSupport",
+                "MQTTClient", "MQTTTestSupport", "TestSupport", "TagRules",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

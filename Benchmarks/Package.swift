@@ -71,6 +71,18 @@ let package = Package(
             dependencies: [.product(name: "NFCTag", package: "TagRouter")],
             path: "WriteCommands"
         ),
+        .executableTarget(
+            name: "MQTTBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "TagActions", package: "TagRouter"),
+                .product(name: "TagRules", package: "TagRouter"),
+                .product(name: "MQTTClient", package: "TagRouter"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "MQTTBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

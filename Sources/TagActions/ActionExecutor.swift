@@ -1,12 +1,14 @@
 public import Logging
 public import TagRules
 
-/// Carries out rendered actions: `run` and `open` through the command runner, webhooks into the durable
-/// outbox (written to disk before ``perform(_:rule:document:)`` returns; the outbox worker delivers them).
+/// Carries out rendered actions: `run` and `open` through the command runner, webhooks and QoS 1 MQTT
+/// publications into the durable outbox (written to disk before ``perform(_:rule:document:)`` returns; the
+/// outbox worker and the MQTT publisher deliver them).
 public struct ActionExecutor: ActionPerforming {
     let runner: CommandRunner
     let opener: Opener?
     let outbox: OutboxWorker
+    let mqtt: MQTTPublisher?
     let logger: Logger
 
     /// Creates an executor.
@@ -14,11 +16,15 @@ public struct ActionExecutor: ActionPerforming {
     ///   - runner: runs `run` and `open` commands.
     ///   - opener: the URL opener found at start-up; `nil` if there is none (`open` actions then fail clearly).
     ///   - outbox: where webhooks are queued.
+    ///   - mqtt: where `mqtt` actions go; `nil` when the rules have no `mqtt:` block.
     ///   - logger: where failures to queue are logged.
-    public init(runner: CommandRunner, opener: Opener?, outbox: OutboxWorker, logger: Logger) {
+    public init(
+        runner: CommandRunner, opener: Opener?, outbox: OutboxWorker, mqtt: MQTTPublisher? = nil, logger: Logger
+    ) {
         self.runner = runner
         self.opener = opener
         self.outbox = outbox
+        self.mqtt = mqtt
         self.logger = logger
     }
 
@@ -42,6 +48,19 @@ public struct ActionExecutor: ActionPerforming {
             } catch {
                 logger.error("webhook.enqueue_failed", metadata: ["rule.name": "\(rule)", "error": "\(error)"])
                 return ActionOutcome(kind: .webhook, result: .failed(reason: "\(error)"))
+            }
+        case .mqtt(let rendered):
+            guard let mqtt else {
+                return ActionOutcome(
+                    kind: .mqtt,
+                    result: .failed(reason: "no MQTT broker: the router started without an mqtt: block; restart it"))
+            }
+            do {
+                return ActionOutcome(
+                    kind: .mqtt, result: try mqtt.enqueue(MQTTPublication(rendered, rule: rule, document: document)))
+            } catch {
+                logger.error("mqtt.enqueue_failed", metadata: ["rule.name": "\(rule)", "error": "\(error)"])
+                return ActionOutcome(kind: .mqtt, result: .failed(reason: "\(error)"))
             }
         }
     }

@@ -1,4 +1,4 @@
-/// The three kinds of action a rule can carry (docs/rules.md, "Actions").
+/// The kinds of action a rule can carry (docs/rules.md, "Actions").
 public enum ActionKind: String, Sendable, Hashable, CaseIterable {
     /// A command, executed directly from an argument vector.
     case run
@@ -6,4 +6,6 @@ public enum ActionKind: String, Sendable, Hashable, CaseIterable {
     case open
     /// An HTTP request, delivered at least once through the outbox.
     case webhook
+    /// An MQTT publication (QoS 1 delivered at least once through the outbox).
+    case mqtt
 }

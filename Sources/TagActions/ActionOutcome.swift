@@ -7,6 +7,8 @@ public struct ActionOutcome: Sendable, Hashable {
         case finished(CommandResult.Termination, timedOut: Bool)
         /// A webhook is in the durable outbox under this delivery id; the outbox worker delivers it.
         case queued(delivery: Int64)
+        /// A QoS 0 MQTT publication was handed to the connected broker (fire and forget).
+        case published
         /// Not carried out: the command queue was full.
         case dropped(reason: String)
         /// Could not be carried out: the sentence says why.
@@ -35,6 +37,7 @@ public struct ActionOutcome: Sendable, Hashable {
         switch result {
         case .finished(let termination, let timedOut): termination == .exited(0) && !timedOut ? .ok : .failed
         case .queued: .queued
+        case .published: .published
         case .dropped: .dropped
         case .failed: .failed
         case .dryRun: .dryRun
@@ -53,7 +56,7 @@ public struct ActionOutcome: Sendable, Hashable {
             return timedOut ? "\(status) (timed out)" : status
         case .queued(let delivery): return "delivery \(delivery)"
         case .dropped(let reason), .failed(let reason): return reason
-        case .dryRun: return nil
+        case .published, .dryRun: return nil
         }
     }
 
@@ -75,8 +78,10 @@ extension ActionOutcome {
         case failed
         /// The command queue was full.
         case dropped
-        /// The webhook is in the outbox.
+        /// The webhook or QoS 1 MQTT publication is in the outbox.
         case queued
+        /// The QoS 0 MQTT publication was handed to the broker.
+        case published
         /// Dry run.
         case dryRun = "dry-run"
     }

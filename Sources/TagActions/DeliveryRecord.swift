@@ -1,4 +1,4 @@
-/// A webhook delivery as `tagrouter history` shows it.
+/// A webhook delivery or QoS 1 MQTT publication as `tagrouter history` shows it.
 public struct DeliveryRecord: Sendable, Hashable, Encodable {
     /// The delivery's row id.
     public var id: Int64
@@ -6,9 +6,9 @@ public struct DeliveryRecord: Sendable, Hashable, Encodable {
     public var eventID: String
     /// The rule that produced it.
     public var rule: String
-    /// The URL without user info, query or fragment.
+    /// The URL without user info, query or fragment; the topic of an MQTT publication.
     public var url: String
-    /// The HTTP method.
+    /// The HTTP method; `MQTT` for an MQTT publication.
     public var method: String
     /// `pending`, `delivered` or `failed`.
     public var state: String
@@ -24,10 +24,12 @@ public struct DeliveryRecord: Sendable, Hashable, Encodable {
     public var nextAttemptAt: String?
     /// When it was delivered or given up, RFC 3339.
     public var finishedAt: String?
+    /// `webhook` or `mqtt`.
+    public var kind: String = "webhook"
 
     enum CodingKeys: String, CodingKey {
         case id, rule, url, method, state, attempts
         case eventID = "eventId"
-        case lastStatus, lastError, createdAt, nextAttemptAt, finishedAt
+        case lastStatus, lastError, createdAt, nextAttemptAt, finishedAt, kind
     }
 }

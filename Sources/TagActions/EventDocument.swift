@@ -36,6 +36,14 @@ public struct EventDocument: Sendable, Hashable, Encodable {
     public var uri: String?
     /// The records, in the shape of docs/rules.md, "Records in JSON".
     public var records: [RecordSummary]
+    /// Home Assistant's tag id, the value of `{ha_tag_id}` (docs/rules.md, "Placeholders"); empty when the tag
+    /// has neither a Home Assistant tag URI nor a UID.
+    public var haTagID: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, time, rule, reader, tag, uri, records
+        case haTagID = "ha_tag_id"
+    }
 
     /// Creates a document.
     /// - Parameters:
@@ -46,6 +54,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
     ///   - tag: the tag's UID and technology.
     ///   - uri: the tag's URI, if any.
     ///   - records: the record summaries.
+    ///   - haTagID: the Home Assistant tag id (`{ha_tag_id}`).
     public init(
         id: String,
         time: String,
@@ -53,7 +62,8 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         reader: String,
         tag: Tag,
         uri: String? = nil,
-        records: [RecordSummary] = []
+        records: [RecordSummary] = [],
+        haTagID: String = ""
     ) {
         self.id = id
         self.time = time
@@ -62,6 +72,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         self.tag = tag
         self.uri = uri
         self.records = records
+        self.haTagID = haTagID
     }
 
     /// The text of the first top-level Text record, as `{text}` and `TAG_TEXT` use it.

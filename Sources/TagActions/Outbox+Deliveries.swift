@@ -69,7 +69,7 @@ extension Outbox {
                     sql: """
                         SELECT id, event_id, rule, url, method, headers, content_type, body, secret, timeout_ms,
                             attempts, deadline
-                        FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
+                        FROM deliveries WHERE state = 'pending' AND kind = 'webhook' AND next_attempt_at <= ?
                         ORDER BY next_attempt_at, id LIMIT ?
                         """
                 ),
@@ -103,7 +103,7 @@ extension Outbox {
         }
     }
 
-    /// How many deliveries wait in the outbox (the `tagrouter_outbox_depth` metric).
+    /// How many deliveries of every kind wait in the outbox (``pendingCounts()`` has them by kind).
     /// - Returns: the number of pending deliveries.
     /// - Throws: ``ActionError`` (`stateDatabase`) if the state database cannot be read.
     public func pendingCount() throws -> Int {
@@ -117,7 +117,7 @@ extension Outbox {
         try read("read pending deliveries") { db in
             let rows = try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT id, next_attempt_at FROM deliveries WHERE state = 'pending' "
+                    sql: "SELECT id, next_attempt_at FROM deliveries WHERE state = 'pending' AND kind = 'webhook' "
                         + "ORDER BY next_attempt_at, id LIMIT ?"
                 ),
                 arguments: [excluded.count + 1]

@@ -114,11 +114,12 @@ extension Outbox {
         let created: Int64 = row["created_at"]
         let next: Int64 = row["next_attempt_at"]
         let finished: Int64? = row["finished_at"]
+        let kind: String = row["kind"] ?? "webhook"
         return DeliveryRecord(
             id: row["id"],
             eventID: row["event_id"],
             rule: row["rule"],
-            url: WebhookRequest.redacted(row["url"]),
+            url: kind == "webhook" ? WebhookRequest.redacted(row["url"]) : row["url"],
             method: row["method"],
             state: state,
             attempts: row["attempts"],
@@ -126,7 +127,8 @@ extension Outbox {
             lastError: row["last_error"],
             createdAt: Timestamp.rfc3339(milliseconds: created),
             nextAttemptAt: state == "pending" ? Timestamp.rfc3339(milliseconds: next) : nil,
-            finishedAt: finished.map { Timestamp.rfc3339(milliseconds: $0) }
+            finishedAt: finished.map { Timestamp.rfc3339(milliseconds: $0) },
+            kind: kind
         )
     }
 }

@@ -4,8 +4,8 @@ public import Logging
 import Synchronization
 import WebhookRetry
 
-/// The state database (`<state dir>/tagrouter.sqlite`, SQLite in WAL mode): the durable webhook outbox and the
-/// tap history.
+/// The state database (`<state dir>/tagrouter.sqlite`, SQLite in WAL mode): the durable outbox of webhooks and
+/// QoS 1 MQTT publications, and the tap history.
 ///
 /// Every delivery is written here before its first attempt, so neither a crash nor a restart loses one. The
 /// rows hold what a retry needs to sign and send the request unchanged, including the rule's secret and
@@ -132,6 +132,7 @@ public final class Outbox: Sendable {
         migrator.registerMigration("aasa-cache") { db in
             try db.execute(sql: Outbox.associationCacheSchema)
         }
+        migrator.registerMigration("mqtt-outbox") { db in try Outbox.migrateMQTT(db) }
         return migrator
     }
 

@@ -7,6 +7,7 @@ extension RenderedAction {
         case .run: .run
         case .open: .open
         case .webhook: .webhook
+        case .mqtt: .mqtt
         }
     }
 
@@ -16,6 +17,7 @@ extension RenderedAction {
         case .run(let argv, _, _, _): "run \(argv)"
         case .open(let uri): "open \(uri)"
         case .webhook(let webhook): "\(webhook.method) \(webhook.url)"
+        case .mqtt(let mqtt): "mqtt \(mqtt.topic) qos \(mqtt.qos)"
         }
     }
 }

@@ -37,10 +37,12 @@ public struct Dispatcher: Sendable {
     /// - Returns: each rule's outcomes, in rule order.
     public func dispatch(_ tag: ReadTag, eventID: String, time: Date) async -> [RuleDispatch] {
         let records = tag.message.records.map(\.summary)
+        let haTagID = PlaceholderValues(event: tag.event, rule: "", eventID: eventID, time: "")[.homeAssistantTagID]
         return await tag.matches.concurrentMap { match in
             let document = EventDocument(
                 id: eventID, time: Timestamp.rfc3339(time), rule: match.rule.name, reader: tag.tag.reader,
-                tag: .init(uid: tag.tag.uid, tech: tag.tag.tech ?? ""), uri: tag.tag.uri, records: records)
+                tag: .init(uid: tag.tag.uid, tech: tag.tag.tech ?? ""), uri: tag.tag.uri, records: records,
+                haTagID: haTagID)
             return await dispatch(match.rule, event: tag.event, document: document, time: time)
         }
     }

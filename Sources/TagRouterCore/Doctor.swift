@@ -30,6 +30,7 @@ public enum Doctor {
             let needsOpener = ruleSet.rules.contains { $0.actions.contains(where: \.isOpen) }
             checks.append(HostChecks.opener(path: environment["PATH"] ?? "", needed: needsOpener))
             checks += AssociationCommands.doctorChecks(for: ruleSet, stateDirectory: stateDirectory)
+            if let mqtt = ruleSet.mqtt { checks.append(await mqttCheck(mqtt)) }
         } else {
             let errors = loaded.diagnostics.filter { $0.severity == .error }
             checks.append(

@@ -3,7 +3,7 @@ public import Logging
 public import ServiceLifecycle
 public import TagActions
 
-/// Keeps the `tagrouter_outbox_depth` gauge up to date by counting pending deliveries now and then.
+/// Keeps the `tagrouter_outbox_depth{kind=…}` gauges up to date by counting pending deliveries now and then.
 public struct OutboxGauge: Service, CustomStringConvertible {
     let outbox: Outbox
     let metrics: RouterMetrics
@@ -27,7 +27,7 @@ public struct OutboxGauge: Service, CustomStringConvertible {
     public func run() async throws {
         while !Task.isShuttingDownGracefully {
             do {
-                metrics.outboxDepth.record(try outbox.pendingCount())
+                for (kind, depth) in try outbox.pendingCounts() { metrics.outboxDepth(kind: kind, depth) }
             } catch {
                 logger.warning("outbox.count_failed", metadata: ["error": "\(error)"])
             }

@@ -29,6 +29,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         public var acceptsReader: @Sendable (String) -> Bool
         /// The clock cooldown is measured with.
         public var now: @Sendable () -> ContinuousClock.Instant
+        /// Called with the name of each accepted reader that appears (MQTT's Home Assistant discovery).
+        public var readerAdded: @Sendable (String) -> Void = { _ in }
 
         /// Creates a configuration.
         /// - Parameters:
@@ -104,6 +106,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             let count = presentations.withLock { $0.readerAdded(reader: name) }
             metrics.readersPresent.record(count)
             logger.info("reader.added", metadata: ["reader.name": "\(name)"])
+            configuration.readerAdded(name)
         case .readerRemoved(let name):
             guard configuration.acceptsReader(name) else { return nil }
             let count = presentations.withLock { $0.readerRemoved(reader: name) }

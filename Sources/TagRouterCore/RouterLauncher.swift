@@ -71,11 +71,15 @@ public enum RouterLauncher {
             logger.warning("no URL opener (xdg-open) on PATH: open actions will fail; install xdg-utils")
         }
         let runner = CommandRunner(concurrency: settings.concurrency, logger: logger)
+        let mqtt = makeMQTTPublisher(ruleSet: ruleSet, outbox: outbox, metrics: metrics, logger: logger)
+        if let mqtt { services.append(mqtt) }
+        var routerConfiguration = Router<ReaderWatcher>.Configuration(acceptsReader: settings.acceptsReader)
+        if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
         let router = Router(
-            configuration: .init(acceptsReader: settings.acceptsReader), events: ReaderWatcher(logger: logger),
+            configuration: routerConfiguration, events: ReaderWatcher(logger: logger),
             cardReader: PCSCCardReader(logger: logger), rules: store,
             dispatch: worker.map {
-                .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, logger: logger))
+                .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, mqtt: mqtt, logger: logger))
             }
                 ?? .dryRun,
             history: outbox, metrics: metrics, logger: logger)

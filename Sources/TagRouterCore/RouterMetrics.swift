@@ -15,8 +15,8 @@ public struct RouterMetrics: Sendable {
     let suppressed: Counter
     /// Readers currently present.
     let readersPresent: Gauge
-    /// Webhook deliveries waiting in the outbox.
-    let outboxDepth: Gauge
+    /// Whether the MQTT broker is connected (1) or not (0); only with an `mqtt:` block.
+    let mqttConnected: Gauge
     /// Time from the reader event to the start of the dispatch (the tap line's `latency_ms`).
     let tapToDispatch: Timer
 
@@ -29,9 +29,17 @@ public struct RouterMetrics: Sendable {
         ignored = Counter(label: "tagrouter_ignored_total", factory: factory)
         suppressed = Counter(label: "tagrouter_suppressed_total", factory: factory)
         readersPresent = Gauge(label: "tagrouter_readers_present", factory: factory)
-        outboxDepth = Gauge(label: "tagrouter_outbox_depth", factory: factory)
+        mqttConnected = Gauge(label: "tagrouter_mqtt_connected", factory: factory)
         tapToDispatch = Timer(
             label: "tagrouter_tap_to_dispatch_seconds", preferredDisplayUnit: .seconds, factory: factory)
+    }
+
+    /// Records how many deliveries of a kind wait in the outbox (`tagrouter_outbox_depth{kind=…}`).
+    /// - Parameters:
+    ///   - kind: `webhook` or `mqtt`.
+    ///   - depth: the number pending.
+    func outboxDepth(kind: String, _ depth: Int) {
+        Gauge(label: "tagrouter_outbox_depth", dimensions: [("kind", kind)], factory: factory).record(depth)
     }
 
     /// Counts a failed read by its kind.

@@ -63,13 +63,25 @@ public final class RuleStore: Sendable {
         }
         let files = current.withLock { $0.associations }
         var updated = ruleSet.applying(files)
-        current.withLock { state in
+        let previous = current.withLock { state in
             // Files installed meanwhile are applied again, under the lock (rare: a reload during a refresh).
             if state.associations != files { updated = ruleSet.applying(state.associations) }
-            state = (updated, state.associations, state.generation + 1)
+            defer { state = (updated, state.associations, state.generation + 1) }
+            return state.ruleSet.mqtt
+        }
+        if Self.brokerChanged(from: previous, to: ruleSet.mqtt) {
+            logger.warning(
+                "rules.reloaded: the mqtt: block changed; the router keeps its broker connection until it is restarted")
         }
         logger.info(
             "rules.reloaded", metadata: ["rules.count": "\(result.ruleCount)", "rules.files": "\(result.fileCount)"])
         return true
+    }
+
+    /// Whether two `mqtt:` blocks differ in anything but where they are written.
+    static func brokerChanged(from old: MQTTSettings?, to new: MQTTSettings?) -> Bool {
+        guard var old, let new else { return (old == nil) != (new == nil) }
+        old.location = new.location
+        return old != new
     }
 }

@@ -6,13 +6,16 @@ public enum Action: Sendable, Hashable {
     case open(Template)
     /// Send an HTTP request.
     case webhook(WebhookAction)
+    /// Publish to the rule set's MQTT broker.
+    case mqtt(MQTTAction)
 
-    /// The kind of action, as written in rules (`run`, `open`, `webhook`).
+    /// The kind of action, as written in rules (`run`, `open`, `webhook`, `mqtt`).
     public var kindName: String {
         switch self {
         case .run: "run"
         case .open: "open"
         case .webhook: "webhook"
+        case .mqtt: "mqtt"
         }
     }
 }

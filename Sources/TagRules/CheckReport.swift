@@ -10,6 +10,8 @@ public struct CheckReport: Sendable, Encodable {
     public var fileCount: Int
     /// Every error and warning.
     public var diagnostics: [Diagnostic]
+    /// The MQTT broker of the `mqtt:` block, `mqtt://host:port as client ID`, when the rules load and have one.
+    public var mqtt: String?
 
     /// Loads and validates rules sources.
     /// - Parameters:
@@ -26,6 +28,7 @@ public struct CheckReport: Sendable, Encodable {
         ruleCount = result.ruleCount
         fileCount = result.fileCount
         diagnostics = result.diagnostics
+        mqtt = result.ruleSet?.mqtt.map { "\($0.url) as client \($0.clientID)" }
     }
 
     /// The human rendering: diagnostics compiler style, then `12 rules in 3 files` on success.
@@ -34,6 +37,7 @@ public struct CheckReport: Sendable, Encodable {
         if succeeded {
             parts.append(
                 "\(ruleCount) rule\(ruleCount == 1 ? "" : "s") in \(fileCount) file\(fileCount == 1 ? "" : "s")")
+            if let mqtt { parts.append("MQTT broker \(mqtt)") }
         } else {
             let errors = diagnostics.count { $0.severity == .error }
             parts.append("\(errors) error\(errors == 1 ? "" : "s")")

@@ -6,7 +6,7 @@ extension FileParser {
     static let runKeys = ["argv", "timeout", "env", "cwd"]
     static let webhookKeys = ["url", "method", "headers", "body", "secret", "timeout", "retryFor"]
 
-    /// Parses an `actions:` list: each item a mapping with exactly one of `run`, `open`, `webhook`.
+    /// Parses an `actions:` list: each item a mapping with exactly one of `run`, `open`, `webhook`, `mqtt`.
     func parseActionList(_ node: Node, context: String) -> [Action] {
         guard case .sequence(let list) = node else {
             error(node, "'actions' must be a list, not \(Self.kind(node))")
@@ -16,13 +16,14 @@ extension FileParser {
         var actions: [Action] = []
         for item in list {
             guard let mapping = mapping(item, "an action") else { continue }
-            let entries = entries(mapping, allowed: ["run", "open", "webhook"], context: "in an action \(context)")
+            let entries = entries(
+                mapping, allowed: ["run", "open", "webhook", "mqtt"], context: "in an action \(context)")
             if entries.count != 1 {
                 // One unknown key was reported by `entries`; none at all, or several, are reported here.
                 if mapping.isEmpty {
-                    error(item, "an action is empty \(context) (give one of 'run', 'open' or 'webhook')")
+                    error(item, "an action is empty \(context) (give one of 'run', 'open', 'webhook' or 'mqtt')")
                 } else if mapping.count > 1 {
-                    error(item, "an action has exactly one of 'run', 'open' or 'webhook' \(context)")
+                    error(item, "an action has exactly one of 'run', 'open', 'webhook' or 'mqtt' \(context)")
                 }
                 continue
             }
@@ -31,7 +32,7 @@ extension FileParser {
         return actions
     }
 
-    /// Parses one `run`, `open` or `webhook` value.
+    /// Parses one `run`, `open`, `webhook` or `mqtt` value.
     func parseAction(_ kind: String, _ node: Node, context: String) -> Action? {
         switch kind {
         case "open":
@@ -42,6 +43,7 @@ extension FileParser {
             }
             return .open(uri)
         case "run": return parseRun(node, context: context).map { .run($0) }
+        case "mqtt": return parseMQTT(node, context: context).map { .mqtt($0) }
         default: return parseWebhook(node, context: context).map { .webhook($0) }
         }
     }

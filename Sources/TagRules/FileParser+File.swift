@@ -2,7 +2,7 @@ import AASAPatterns
 import Yams
 
 extension FileParser {
-    static let topKeys = ["version", "defaults", "substitutionVariables", "rules"]
+    static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt"]
     static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown"]
 
     /// Parses the whole file.
@@ -34,6 +34,9 @@ extension FileParser {
         }
         if let substitution = byKey["substitutionVariables"] {
             parseVariables(substitution.value)
+        }
+        if let mqtt = byKey["mqtt"] {
+            parseMQTTBlock(mqtt.value, keyNode: mqtt.keyNode)
         }
         guard let rulesEntry = byKey["rules"] else {
             error(root, "missing 'rules' (a list of rules)")

@@ -4,7 +4,7 @@ import Yams
 extension FileParser {
     static let ruleKeys = [
         "name", "description", "match", "run", "open", "webhook", "actions", "continue", "cooldown", "caseSensitive",
-        "percentEncoded",
+        "percentEncoded", "mqtt",
     ]
 
     /// Parses one rule; nil (after diagnostics) if it is invalid.
@@ -48,7 +48,7 @@ extension FileParser {
                 conditions = parseMatch(
                     item.value, keyNode: item.keyNode, context: context,
                     mode: MatchSubject.Mode(percentEncoded: percentEncoded, caseSensitive: caseSensitive))
-            case "run", "open", "webhook":
+            case "run", "open", "webhook", "mqtt":
                 if let action = parseAction(item.key, item.value, context: context) { actions.append(action) }
             case "actions":
                 actions += parseActionList(item.value, context: context)
@@ -63,8 +63,10 @@ extension FileParser {
             }
         }
         if mapping["match"] == nil { error(node, "rule '\(name)' has no 'match'") }
-        let hasActionKey = items.contains { ["run", "open", "webhook", "actions"].contains($0.key) }
-        if !hasActionKey { error(node, "rule '\(name)' has no action (add 'run', 'open', 'webhook' or 'actions')") }
+        let hasActionKey = items.contains { ["run", "open", "webhook", "mqtt", "actions"].contains($0.key) }
+        if !hasActionKey {
+            error(node, "rule '\(name)' has no action (add 'run', 'open', 'webhook', 'mqtt' or 'actions')")
+        }
         let errorsAfter = diagnostics.count { $0.severity == .error }
         guard errorsAfter == errorsBefore, var conditions else { return nil }
         conditions.live?.rule = name

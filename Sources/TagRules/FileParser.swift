@@ -22,6 +22,14 @@ final class FileParser {
     var defaultPercentEncoded = true
     var defaultCooldown: Duration = .seconds(2)
 
+    // MQTT (docs/rules.md, "`mqtt:`: the broker").
+    /// Where the rule set's `mqtt:` block is, if an earlier file (or this one) has one.
+    var knownMQTT: SourceLocation?
+    /// This file's `mqtt:` block.
+    var mqttSettings: MQTTSettings?
+    /// One diagnostic per `mqtt` action, reported by the loader if the rule set has no `mqtt:` block.
+    var mqttActionSites: [Diagnostic] = []
+
     init(
         file: String, directory: String, text: String, environment: [String: String],
         knownNames: [String: SourceLocation]

@@ -92,6 +92,11 @@ public struct MatchReport: Sendable, Encodable {
             text += "\n      body: \(webhook.body ?? "(the event document)")"
             if let secret = webhook.secret { text += "\n      signed with \(secret)" }
             return text
+        case .mqtt(let mqtt):
+            var text = "mqtt \(mqtt.topic) qos \(mqtt.qos)\(mqtt.retain ? " retained" : "")"
+            if mqtt.qos > 0 { text += " retry for \(DurationText.format(mqtt.retryFor))" }
+            text += "\n      payload: \(mqtt.payload ?? "(the event document)")"
+            return text
         }
     }
 }

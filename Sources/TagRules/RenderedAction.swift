@@ -7,9 +7,12 @@ public enum RenderedAction: Sendable, Hashable, Encodable {
     case open(uri: String)
     /// Deliver an HTTP request.
     case webhook(RenderedWebhook)
+    /// Publish to the MQTT broker.
+    case mqtt(RenderedMQTT)
 
     private enum CodingKeys: String, CodingKey {
         case kind, argv, env, cwd, timeout, uri, url, method, headers, body, secret, retryFor
+        case topic, payload, qos, retain
     }
 
     /// Encodes the action for `match --json` (durations as `10s`-style text).
@@ -34,6 +37,13 @@ public enum RenderedAction: Sendable, Hashable, Encodable {
             try container.encodeIfPresent(webhook.secret, forKey: .secret)
             try container.encode(DurationText.format(webhook.timeout), forKey: .timeout)
             try container.encode(DurationText.format(webhook.retryFor), forKey: .retryFor)
+        case .mqtt(let mqtt):
+            try container.encode("mqtt", forKey: .kind)
+            try container.encode(mqtt.topic, forKey: .topic)
+            try container.encodeIfPresent(mqtt.payload, forKey: .payload)
+            try container.encode(mqtt.qos, forKey: .qos)
+            try container.encode(mqtt.retain, forKey: .retain)
+            if mqtt.qos > 0 { try container.encode(DurationText.format(mqtt.retryFor), forKey: .retryFor) }
         }
     }
 }

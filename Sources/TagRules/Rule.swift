@@ -93,6 +93,14 @@ public struct Rule: Sendable {
                             values, escaping: webhook.bodyIsJSON ? .json : .plain, masksSecrets: masksSecrets),
                         secret: try webhook.secret?.render(values, escaping: .plain, masksSecrets: masksSecrets),
                         timeout: webhook.timeout, retryFor: webhook.retryFor))
+            case .mqtt(let mqtt):
+                return .mqtt(
+                    RenderedMQTT(
+                        topic: try mqtt.topic?.render(values, escaping: .topic, masksSecrets: masksSecrets)
+                            ?? MQTTTopic.tagTopic(prefix: mqtt.topicPrefix, reader: values[.reader]),
+                        payload: try mqtt.payload?.render(
+                            values, escaping: mqtt.payloadIsJSON ? .json : .plain, masksSecrets: masksSecrets),
+                        qos: mqtt.qos, retain: mqtt.retain, retryFor: mqtt.retryFor))
             }
         }
     }

@@ -9,6 +9,10 @@ struct RuleLoader {
     private var files: [String] = []
     private var ruleCount = 0
     private var knownNames: [String: SourceLocation] = [:]
+    private var mqtt: MQTTSettings?
+    /// Where the first `mqtt:` block is, valid or not.
+    private var mqttLocation: SourceLocation?
+    private var mqttActionSites: [Diagnostic] = []
 
     /// The largest rules file read (bigger ones are refused: they cannot be hand-written rules).
     static let maximumFileSize = 16 << 20
@@ -69,9 +73,21 @@ struct RuleLoader {
         return result()
     }
 
-    private func result() -> LoadResult {
-        LoadResult(
-            ruleSet: diagnostics.containsErrors ? nil : RuleSet(rules: rules, files: files),
+    private mutating func result() -> LoadResult {
+        if let mqtt {
+            // Default topics need the broker's prefix, and the block may come after the rules that use it.
+            for index in rules.indices {
+                rules[index].actions = rules[index].actions.map { action in
+                    guard case .mqtt(var publication) = action else { return action }
+                    publication.topicPrefix = mqtt.topicPrefix
+                    return .mqtt(publication)
+                }
+            }
+        } else if mqttLocation == nil {
+            diagnostics += mqttActionSites
+        }
+        return LoadResult(
+            ruleSet: diagnostics.containsErrors ? nil : RuleSet(rules: rules, files: files, mqtt: mqtt),
             diagnostics: diagnostics, fileCount: files.count, ruleCount: ruleCount)
     }
 
@@ -79,6 +95,7 @@ struct RuleLoader {
         files.append(name)
         let parser = FileParser(
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
+        parser.knownMQTT = mqttLocation
         do {
             // The basic resolver leaves every scalar a string: no regular expression per scalar (10,000 rules load
             // several times faster); booleans are recognized by FileParser.bool. The encoding is given because
@@ -95,6 +112,9 @@ struct RuleLoader {
             parser.report(line: 0, column: 0, "cannot parse YAML: \(error)")
         }
         knownNames = parser.knownNames
+        mqtt = mqtt ?? parser.mqttSettings
+        mqttLocation = parser.knownMQTT
+        mqttActionSites += parser.mqttActionSites
         ruleCount += parser.ruleCount
         rules += parser.rules
         // Aliases make one node appear several times; report each problem once.

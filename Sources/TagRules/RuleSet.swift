@@ -6,12 +6,15 @@ public struct RuleSet: Sendable {
     public let rules: [Rule]
     /// The files the rules came from, in load order.
     public let files: [String]
+    /// The MQTT broker of the `mqtt:` block, if a file has one (docs/rules.md, "`mqtt:`: the broker").
+    public let mqtt: MQTTSettings?
     let index: RuleIndex
 
     /// Creates a rule set from validated rules.
-    init(rules: [Rule], files: [String]) {
+    init(rules: [Rule], files: [String], mqtt: MQTTSettings? = nil) {
         self.rules = rules
         self.files = files
+        self.mqtt = mqtt
         self.index = RuleIndex(rules: rules)
     }
 

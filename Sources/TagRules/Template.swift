@@ -24,6 +24,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         case json
         /// As is, but a CR or LF is an error: HTTP header values.
         case header
+        /// `/`, `+`, `#` and NUL replaced by `_`: MQTT topics (a value never adds a level or a wildcard).
+        case topic
     }
 
     let segments: [Segment]
@@ -96,6 +98,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
                             message: "placeholder {\(placeholder.name)} would put a line break into an HTTP header")
                     }
                     out += value
+                case .topic: out += MQTTTopic.level(value)
                 }
             }
         }

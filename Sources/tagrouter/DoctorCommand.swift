@@ -5,7 +5,8 @@ import TagRouterCore
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check pcscd, polkit access, kernel NFC modules, readers, rules, state directory and URL opener.",
+        abstract:
+            "Check pcscd, polkit access, kernel NFC modules, readers, rules, state directory, URL opener and MQTT broker.",
         discussion: "Exit status: 0 when nothing stops TagRouter from working (warnings allowed), 1 otherwise.")
 
     @OptionGroup var rules: RulesOptions

@@ -1,17 +1,17 @@
 import ArgumentParser
 import TagRouterCore
 
-/// `tagrouter history`: recent taps and webhook deliveries from the state database.
+/// `tagrouter history`: recent taps, webhook deliveries and MQTT publications from the state database.
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "Show recent taps and webhook deliveries (attempts, last status, next retry).",
+        abstract: "Show recent taps, webhook deliveries and MQTT publications (attempts, last status, next retry).",
         discussion: "Exit status: 0 on success, 1 if the state database cannot be read."
     )
 
     @OptionGroup var state: StateOptions
 
-    @Flag(help: "Only failed taps and failed webhook deliveries.")
+    @Flag(help: "Only failed taps, and failed webhook deliveries and MQTT publications.")
     var failed = false
 
     @Option(help: "Show at most this many taps and this many deliveries.")

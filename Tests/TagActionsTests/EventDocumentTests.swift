@@ -19,11 +19,12 @@ struct EventDocumentTests {
             reader: "ACS ACR122U PICC Interface 00 00",
             tag: .init(uid: "04A1B2C3D4E580", tech: "type2"),
             uri: "https://home.example.com/door",
-            records: [record, text]
+            records: [record, text],
+            haTagID: "04-A1-B2-C3-D4-E5-80"
         )
         #expect(
             document.jsonString()
-                == #"{"id":"0193b0c2-0000-7000-8000-000000000001","reader":"ACS ACR122U PICC Interface 00 00","#
+                == #"{"ha_tag_id":"04-A1-B2-C3-D4-E5-80","id":"0193b0c2-0000-7000-8000-000000000001","reader":"ACS ACR122U PICC Interface 00 00","#
                 + #""records":[{"payload":"04686f6d65","tnf":"well-known","type":"U","uri":"https://home.example.com/door"},"#
                 + #"{"payload":"02656e6869","text":"hi \"there\"\n","tnf":"well-known","type":"T"}],"#
                 + #""rule":"front-door","tag":{"tech":"type2","uid":"04A1B2C3D4E580"},"#
@@ -37,7 +38,7 @@ struct EventDocumentTests {
         let document = EventDocument(id: "i", time: "t", rule: "r", reader: "x", tag: .init(uid: nil, tech: "type4"))
         #expect(
             document.jsonString()
-                == #"{"id":"i","reader":"x","records":[],"rule":"r","tag":{"tech":"type4"},"time":"t"}"#)
+                == #"{"ha_tag_id":"","id":"i","reader":"x","records":[],"rule":"r","tag":{"tech":"type4"},"time":"t"}"#)
     }
 
     @Test("event ids are UUIDv7: version 7, RFC variant, time-ordered")

@@ -42,7 +42,7 @@ let catalogue: [DiagnosticCase] = [
         name: "unknown rule key", yaml: rule("    match: {any: true}\n    opne: x\n"),
         expected: [
             "f.yaml:5:5: error: unknown key 'opne' in rule 'r' (did you mean 'open'?)",
-            "f.yaml:3:5: error: rule 'r' has no action (add 'run', 'open', 'webhook' or 'actions')",
+            "f.yaml:3:5: error: rule 'r' has no action (add 'run', 'open', 'webhook', 'mqtt' or 'actions')",
         ].reversed()),
     DiagnosticCase(
         name: "unknown match key", yaml: rule("    match: {domians: [e.com]}\n    open: x\n"),
@@ -125,10 +125,12 @@ let catalogue: [DiagnosticCase] = [
         expected: ["f.yaml:4:20: error: malformed MIME type 'textplain' (expected type/subtype or type/*)"]),
     DiagnosticCase(
         name: "rule without action", yaml: rule("    match: {any: true}\n"),
-        expected: ["f.yaml:3:5: error: rule 'r' has no action (add 'run', 'open', 'webhook' or 'actions')"]),
+        expected: ["f.yaml:3:5: error: rule 'r' has no action (add 'run', 'open', 'webhook', 'mqtt' or 'actions')"]),
     DiagnosticCase(
         name: "empty action in a list", yaml: rule("    match: {any: true}\n    actions: [{}]\n"),
-        expected: ["f.yaml:5:15: error: an action is empty in rule 'r' (give one of 'run', 'open' or 'webhook')"]),
+        expected: [
+            "f.yaml:5:15: error: an action is empty in rule 'r' (give one of 'run', 'open', 'webhook' or 'mqtt')"
+        ]),
     DiagnosticCase(
         name: "run with empty argv", yaml: rule("    match: {any: true}\n    run: []\n"),
         expected: ["f.yaml:5:10: error: 'run' has an empty argv in rule 'r'"]),
@@ -241,7 +243,7 @@ func validationCatalogue(fact: DiagnosticCase) {
     let result = RuleSet.load(files: [("rules/door.yaml", yaml)], environment: [:])
     #expect(
         result.diagnostics.map(\.description) == [
-            "rules/door.yaml:3:5: error: rule 'front-door' has no action (add 'run', 'open', 'webhook' or 'actions')\n  - name: front-door\n    ^",
+            "rules/door.yaml:3:5: error: rule 'front-door' has no action (add 'run', 'open', 'webhook', 'mqtt' or 'actions')\n  - name: front-door\n    ^",
             "rules/door.yaml:5:5: error: unknown key 'comand' in rule 'front-door'\n    comand: [x]\n    ^",
         ])
 }

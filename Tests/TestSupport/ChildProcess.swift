@@ -16,9 +16,11 @@ final class ChildProcess: Sendable {
     /// Starts `path` with `arguments` and exactly `environment`.
     /// - Parameters:
     ///   - outputPath: the file standard output and error are appended to.
+    ///   - resetsSignals: start the child with no signal blocked and default dispositions (the test runner's
+    ///     blocked signals are otherwise inherited, and a child such as mosquitto would never see SIGTERM).
     static func spawn(
         _ path: String, _ arguments: [String], environment: [String: String], outputPath: String,
-        errorPath: String? = nil
+        errorPath: String? = nil, resetsSignals: Bool = false
     ) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -37,8 +39,20 @@ final class ChildProcess: Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        if resetsSignals {
+            var none = sigset_t()
+            sigemptyset(&none)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            var all = sigset_t()
+            sigfillset(&all)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw HarnessError("cannot start \(path): \(String(cString: strerror(result)))")
         }

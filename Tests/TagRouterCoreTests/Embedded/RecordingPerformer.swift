@@ -52,6 +52,8 @@ final class RecordingPerformer: ActionPerforming {
             return ActionOutcome(kind: action.kind, result: .finished(.exited(0), timedOut: false))
         case .open:
             return ActionOutcome(kind: action.kind, result: .finished(.exited(0), timedOut: false))
+        case .mqtt:
+            return ActionOutcome(kind: .mqtt, result: .published)
         }
     }
 }

@@ -1,0 +1,4 @@
+#ifndef CMOSQUITTO_SHIM_H
+#define CMOSQUITTO_SHIM_H
+#include <mosquitto.h>
+#endif

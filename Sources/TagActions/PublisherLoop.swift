@@ -1,0 +1,231 @@
+import Foundation
+import Logging
+import MQTTClient
+import Synchronization
+import TagRules
+
+/// The state of one ``MQTTPublisher`` run: the publications handed to libmosquitto, the acknowledgements not yet
+/// written, the readers known, and the connection state last logged.
+struct PublisherLoop {
+    /// The connection state as last logged (one line per change).
+    enum State: Equatable {
+        case starting
+        case connected
+        case down(String)
+    }
+
+    let publisher: MQTTPublisher
+    let connection: MQTTConnection
+    /// Message id → outbox row, for publications handed over and not yet acknowledged.
+    var handedOver: [Int32: Int64] = [:]
+    /// The highest row id handed over: rows above it are published next.
+    var cursor: Int64 = 0
+    /// Rows acknowledged, not yet marked delivered.
+    var acknowledged: [Int64] = []
+    /// Readers present, for Home Assistant discovery.
+    var readers: Set<String> = []
+    var state = State.starting
+    var ticks = 0
+    /// The message id of `offline` on a clean stop, once published.
+    var stopMessageID: Int32?
+    var stopDeadline: ContinuousClock.Instant?
+    /// Whether DISCONNECT has been asked for.
+    var isDisconnecting = false
+
+    var settings: MQTTSettings { publisher.settings }
+    var logger: Logger { publisher.logger }
+
+    init(publisher: MQTTPublisher, connection: MQTTConnection) {
+        self.publisher = publisher
+        self.connection = connection
+    }
+
+    /// Reacts to inputs until the stop has been carried out (or the stream ends).
+    mutating func run() async {
+        for await input in publisher.inputs {
+            switch input {
+            case .connection(let event):
+                if handle(event) { return }
+            case .wake:
+                publisher.wakePending.store(false, ordering: .releasing)
+                publishPending()
+            case .reader(let name):
+                if readers.insert(name).inserted, state == .connected { publishDiscovery(for: [name]) }
+            case .tick:
+                tick()
+                if !isDisconnecting, let stopDeadline, ContinuousClock.now > stopDeadline { disconnect() }
+            case .stop:
+                guard stopDeadline == nil else { continue }
+                stopDeadline = .now + .seconds(2)
+                if state == .connected {
+                    stopMessageID = try? connection.publish(
+                        MQTTMessage(topic: settings.statusTopic, text: "offline", qos: 1, retain: true))
+                } else {
+                    disconnect()
+                }
+            }
+        }
+        flushAcknowledgements()
+    }
+
+    /// Handles a connection event; returns true once the connection has stopped.
+    private mutating func handle(_ event: MQTTEvent) -> Bool {
+        switch event {
+        case .connected:
+            publisher.connected.store(true, ordering: .relaxed)
+            publisher.onConnectionChange(true)
+            if state != .connected {
+                logger.info(
+                    "mqtt connected",
+                    metadata: ["mqtt.broker": "\(settings.url)", "mqtt.client_id": "\(settings.clientID)"])
+            }
+            state = .connected
+            _ = try? connection.publish(MQTTMessage(topic: settings.statusTopic, text: "online", qos: 1, retain: true))
+            if let prefix = settings.discoveryPrefix {
+                try? connection.subscribe(prefix + "/status", qos: 1)
+                publishDiscovery(for: readers.sorted())
+            }
+            publishPending()
+        case .refused(let code, let reason):
+            let hint =
+                code == 4 || code == 5
+                ? "check username and password in the mqtt: block and the broker's password file and ACL"
+                : "check clientId and the broker's settings"
+            changeState(to: "refused: \(reason)", message: "mqtt broker refused the connection", hint: hint)
+        case .connectFailed(let reason):
+            changeState(
+                to: "unreachable: \(reason)", message: "mqtt broker unreachable, retrying in the background",
+                hint: reason.contains("certificate") ? "check tls.ca in the mqtt: block" : nil)
+        case .lost(let reason):
+            changeState(to: "lost: \(reason)", message: "mqtt connection lost, reconnecting", hint: nil)
+        case .acknowledged(let messageID):
+            if let row = handedOver.removeValue(forKey: messageID) {
+                acknowledged.append(row)
+                if acknowledged.count >= 512 { flushAcknowledgements() }
+            }
+            if messageID == stopMessageID, !isDisconnecting { disconnect() }
+        case .message(let message):
+            if let prefix = settings.discoveryPrefix, message.topic == prefix + "/status",
+                message.payload == Array("online".utf8)
+            {
+                publishDiscovery(for: readers.sorted())
+            }
+        case .stopped:
+            flushAcknowledgements()
+            logger.info("mqtt disconnected", metadata: ["mqtt.broker": "\(settings.url)"])
+            return true
+        }
+        return false
+    }
+
+    /// Logs a connection problem when it differs from the last one, and marks the connection down.
+    private mutating func changeState(to new: String, message: String, hint: String?) {
+        if state == .connected {
+            publisher.connected.store(false, ordering: .relaxed)
+            publisher.onConnectionChange(false)
+        }
+        guard state != .down(new) else { return }
+        var metadata: Logger.Metadata = ["mqtt.broker": "\(settings.url)", "reason": "\(new)"]
+        if let hint { metadata["fix"] = "\(hint)" }
+        if new.hasPrefix("refused") {
+            logger.error("\(message)", metadata: metadata)
+        } else {
+            logger.warning("\(message)", metadata: metadata)
+        }
+        state = .down(new)
+    }
+
+    private mutating func disconnect() {
+        isDisconnecting = true
+        flushAcknowledgements()
+        connection.stop()
+    }
+
+    /// Hands pending rows above the cursor to libmosquitto, while connected and under the hand-over limit.
+    private mutating func publishPending() {
+        guard state == .connected, stopDeadline == nil else { return }
+        let limit = publisher.configuration.maxHandedOver
+        while handedOver.count < limit {
+            let rows: [PendingPublication]
+            do {
+                rows = try publisher.outbox.pendingPublications(
+                    after: cursor, limit: min(500, limit - handedOver.count))
+            } catch {
+                logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])
+                return
+            }
+            for row in rows {
+                cursor = row.id
+                do {
+                    let id = try connection.publish(
+                        MQTTMessage(topic: row.topic, payload: row.payload, qos: row.qos, retain: row.retain))
+                    handedOver[id] = row.id
+                } catch {
+                    fail(row, reason: "\(error)")
+                }
+            }
+            if rows.count < 500 { return }
+        }
+    }
+
+    /// Every 50 ms: write acknowledgements; every second: expire publications past `retryFor` and publish
+    /// more if the hand-over limit left some behind.
+    private mutating func tick() {
+        flushAcknowledgements()
+        ticks += 1
+        guard ticks % 20 == 0 else { return }
+        do {
+            for row in try publisher.outbox.expiredPublications(now: Timestamp.milliseconds(Date())) {
+                if let messageID = handedOver.first(where: { $0.value == row.id })?.key {
+                    handedOver.removeValue(forKey: messageID)
+                }
+                fail(row, reason: "not acknowledged by the broker within retryFor")
+            }
+        } catch {
+            logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])
+        }
+        publishPending()
+    }
+
+    private func fail(_ row: PendingPublication, reason: String) {
+        logger.error(
+            "mqtt publication failed",
+            metadata: [
+                "event.id": "\(row.eventID)", "rule.name": "\(row.rule)", "action.kind": "mqtt",
+                "mqtt.topic": "\(row.topic)", "error": "\(reason)",
+            ])
+        do {
+            try publisher.outbox.markPublicationFailed(row.id, reason: reason, now: Timestamp.milliseconds(Date()))
+        } catch {
+            logger.error("mqtt outbox: state database error", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private mutating func flushAcknowledgements() {
+        guard !acknowledged.isEmpty else { return }
+        do {
+            try publisher.outbox.markPublished(acknowledged, now: Timestamp.milliseconds(Date()))
+            acknowledged.removeAll(keepingCapacity: true)
+        } catch {
+            logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Publishes Home Assistant discovery (retained) for readers.
+    private func publishDiscovery(for names: [String]) {
+        guard let prefix = settings.discoveryPrefix else { return }
+        for name in names {
+            let discovery = HomeAssistantDiscovery(
+                settings: settings, reader: name, version: publisher.configuration.version)
+            do {
+                try connection.publish(
+                    MQTTMessage(
+                        topic: discovery.topic(prefix: prefix), payload: discovery.payload(), qos: 1, retain: true))
+            } catch {
+                logger.warning(
+                    "mqtt: cannot publish Home Assistant discovery",
+                    metadata: ["reader.name": "\(name)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import CoreMetrics
+import Foundation
+import Logging
+import TagActions
+import TagRules
+
+extension RouterLauncher {
+    /// The MQTT publisher of the rules' `mqtt:` block (docs/rules.md, "`mqtt:`: the broker"), or nil without one
+    /// or in a dry run. The environment variables `TAGROUTER_MQTT_RECONNECT_MIN_MS` and
+    /// `TAGROUTER_MQTT_RECONNECT_MAX_MS` shorten the reconnection backoff (for tests).
+    static func makeMQTTPublisher(
+        ruleSet: RuleSet, outbox: Outbox?, metrics: RouterMetrics, logger: Logger,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> MQTTPublisher? {
+        guard let settings = ruleSet.mqtt, let outbox else { return nil }
+        var configuration = MQTTPublisher.Configuration(version: Version.current)
+        if let minimum = environment["TAGROUTER_MQTT_RECONNECT_MIN_MS"].flatMap(Int.init) {
+            configuration.minimumReconnectDelay = .milliseconds(minimum)
+        }
+        if let maximum = environment["TAGROUTER_MQTT_RECONNECT_MAX_MS"].flatMap(Int.init) {
+            configuration.maximumReconnectDelay = .milliseconds(maximum)
+        }
+        metrics.mqttConnected.record(0)
+        return MQTTPublisher(
+            settings: settings, outbox: outbox, configuration: configuration, logger: logger,
+            onConnectionChange: { metrics.mqttConnected.record($0 ? 1 : 0) })
+    }
+}

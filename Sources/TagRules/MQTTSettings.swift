@@ -1,0 +1,48 @@
+/// The broker every `mqtt` action publishes to: the `mqtt:` block of a rules file (docs/rules.md, "`mqtt:`: the
+/// broker"). At most one in a rule set.
+public struct MQTTSettings: Sendable, Hashable {
+    /// TLS files for an `mqtts://` broker.
+    public struct TLSFiles: Sendable, Hashable {
+        /// The CA bundle; nil means the system's trust store.
+        public var ca: String?
+        /// The client certificate, if any.
+        public var certificate: String?
+        /// The client certificate's key.
+        public var key: String?
+    }
+
+    /// The URL as written, with `${…}` values masked (for messages).
+    public var url: String
+    /// The broker's host.
+    public var host: String
+    /// The broker's port (1883 for `mqtt://`, 8883 for `mqtts://` unless given).
+    public var port: Int
+    /// Whether the connection uses TLS (`mqtts://`).
+    public var usesTLS: Bool
+    /// The user name, if any.
+    public var username: String?
+    /// The password, if any (never printed).
+    public var password: String?
+    /// The MQTT client id, also a topic level of Home Assistant discovery.
+    public var clientID: String
+    /// The prefix of default topics and of `<prefix>/status`.
+    public var topicPrefix: String
+    /// TLS files (`mqtts://` only); nil uses the system's trust store and no client certificate.
+    public var tls: TLSFiles?
+    /// The keep-alive interval.
+    public var keepAlive: Duration
+    /// Home Assistant's discovery prefix when `homeAssistant` is set; nil when it is not.
+    public var discoveryPrefix: String?
+    /// Where the block is written.
+    public var location: SourceLocation
+
+    /// The availability topic: `<topicPrefix>/status`, `online` or `offline`, retained.
+    public var statusTopic: String { topicPrefix + "/status" }
+
+    /// The topic a reader's taps go to by default: `<topicPrefix>/<reader-id>/tag`.
+    /// - Parameter reader: the PC/SC reader name.
+    /// - Returns: the topic.
+    public func tagTopic(reader: String) -> String {
+        MQTTTopic.tagTopic(prefix: topicPrefix, reader: reader)
+    }
+}

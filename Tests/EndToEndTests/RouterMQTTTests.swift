@@ -1,0 +1,236 @@
+import Foundation
+import HTTPTestSupport
+import MQTTClient
+import MQTTTestSupport
+import TestSupport
+import Testing
+import VirtualTag
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `tagrouter run` publishing to a real mosquitto on 127.0.0.1 (started by the test with a password file and,
+/// for mqtts, a CA and server certificate made with openssl), through real pcscd + vpcd + virtual tags.
+@Suite(.serialized) struct RouterMQTTTests {
+    static let tagTopic = "tagrouter/front-door/virtual_pcd_00_00/tag"
+    /// Shorter reconnection backoff for the tests (the default is 1 s doubling to 60 s).
+    static let fastReconnect = ["TAGROUTER_MQTT_RECONNECT_MIN_MS": "200", "TAGROUTER_MQTT_RECONNECT_MAX_MS": "1000"]
+
+    /// Rules with the broker block and `rules` after it.
+    static func rules(
+        port: UInt16, scheme: String = "mqtt", host: String = "127.0.0.1", extra: String = "", rules: String
+    ) -> String {
+        """
+        version: 1
+        mqtt:
+          url: "\(scheme)://\(host):\(port)"
+          username: "${MQTT_USER}"
+          password: "${MQTT_PASSWORD}"
+          clientId: front-door
+          homeAssistant: true
+        \(extra)
+        rules:
+        \(rules)
+        """
+    }
+
+    static let everyTag = """
+          - name: every-tag
+            match: { any: true }
+            mqtt: {}
+
+        """
+
+    static func environment(password: String = MosquittoBroker.password) -> [String: String] {
+        fastReconnect.merging(["MQTT_USER": MosquittoBroker.username, "MQTT_PASSWORD": password]) { _, new in new }
+    }
+
+    /// Presents a tag, waits for the router's `mqtt queued`, removes it.
+    static func tap(
+        _ harness: RouterHarness, uri: String, slot: Int = 0, uid: [UInt8], router: RouterProcess? = nil
+    ) async throws {
+        let router = router ?? harness.router
+        let before = router.lines(containing: "mqtt queued").count
+        let tag = try harness.present(uri: uri, slot: slot, uid: uid)
+        try await router.waitForLog("mqtt queued", count: before + 1, timeout: .seconds(15))
+        try await harness.remove(tag, slot: slot, router: router)
+    }
+
+    static func json(_ message: MQTTMessage) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func aTapIsPublishedWithTheEventDocumentAndReadersAreDiscoveredByHomeAssistant() async throws {
+        let broker = try await MosquittoBroker.start()
+        let subscriber = try await MQTTSubscriber(broker: broker)
+        let port = try await HTTPTestServer.freePort()
+        let rules = Self.rules(
+            port: broker.port,
+            rules: Self.everyTag.replacingOccurrences(of: "mqtt: {}", with: "mqtt: {}\n    continue: true") + """
+                  - name: door-open
+                    match: { domains: [home.example.com] }
+                    mqtt:
+                      topic: "site/doors/{reader}/{query.door}"
+                      payload: '{"uid": "{uid}", "uri": "{uri}"}'
+                      qos: 0
+
+                """)
+        try await RouterHarness.with(
+            rules: rules, arguments: ["--metrics", "127.0.0.1:\(port)"], environment: Self.environment()
+        ) { harness in
+            try await harness.router.waitForLog("mqtt connected")
+            // Discovery for both readers, retained, and `online`.
+            let discovery = try await subscriber.waitFor(2) { $0.topic.hasPrefix("homeassistant/tag/") }
+            #expect(
+                Set(discovery.map(\.topic)) == [
+                    "homeassistant/tag/front-door/virtual_pcd_00_00/config",
+                    "homeassistant/tag/front-door/virtual_pcd_00_01/config",
+                ])
+            let first = try #require(discovery.first { $0.topic.contains("00_00") })
+            let config = Self.json(first)
+            #expect(config["topic"] as? String == Self.tagTopic)
+            #expect(config["value_template"] as? String == "{{ value_json.ha_tag_id }}")
+            let device = try #require(config["device"] as? [String: Any])
+            #expect(device["identifiers"] as? [String] == ["tagrouter_front-door_virtual_pcd_00_00"])
+            #expect(device["name"] as? String == "Virtual PCD 00 00")
+            #expect(device["model"] as? String == "Virtual PCD 00 00")
+            #expect(device["manufacturer"] as? String == "TagRouter")
+            #expect((device["sw_version"] as? String)?.isEmpty == false)
+            let online = try await subscriber.waitFor(1) { $0.topic == "tagrouter/front-door/status" }
+            #expect(online.map(\.text) == ["online"])
+
+            let tag = try harness.present(uri: "https://home.example.com/open?door=front/+#x")
+            try await harness.router.waitForLog("mqtt published")
+            await tag.remove()
+            let published = try await subscriber.waitFor(1) { $0.topic == Self.tagTopic }
+            let document = Self.json(published[0])
+            #expect(document["ha_tag_id"] as? String == "04-A1-B2-C3-D4-E5-80")
+            #expect(document["rule"] as? String == "every-tag")
+            #expect(document["reader"] as? String == "Virtual PCD 00 00")
+            #expect(document["uri"] as? String == "https://home.example.com/open?door=front/+#x")
+            #expect((document["id"] as? String)?.count == 36)
+            #expect(published[0].qos == 1)
+            let door = try await subscriber.waitFor(1) { $0.topic.hasPrefix("site/doors/") }
+            // The query value `front/+` (the fragment is not part of it) adds no topic level and no wildcard.
+            #expect(door.map(\.topic) == ["site/doors/Virtual PCD 00 00/front__"])
+            #expect(
+                door.map(\.text) == [
+                    #"{"uid": "04A1B2C3D4E580", "uri": "https://home.example.com/open?door=front/+#x"}"#
+                ])
+            let tapLine = try #require(harness.router.lines(containing: " info tap ").last)
+            #expect(tapLine.contains("mqtt queued"), "\(tapLine)")
+            #expect(tapLine.contains("mqtt published"), "\(tapLine)")
+            #expect(!harness.router.log.contains(MosquittoBroker.password))
+
+            // Home Assistant announcing itself gets the discovery again.
+            let announcer = try MQTTConnection(
+                options: MQTTOptions(
+                    host: "127.0.0.1", port: Int(broker.port), clientID: "home-assistant",
+                    username: MosquittoBroker.username, password: MosquittoBroker.password),
+                onEvent: { _ in })
+            announcer.start()
+            try await Task.sleep(for: .milliseconds(300))
+            try announcer.publish(MQTTMessage(topic: "homeassistant/status", text: "online", qos: 1))
+            try await subscriber.waitFor(4) { $0.topic.hasPrefix("homeassistant/tag/") }
+            announcer.stop()
+
+            let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+            let metrics = String(decoding: data, as: UTF8.self)
+            #expect(metrics.contains("tagrouter_mqtt_connected 1"), "\(metrics)")
+            #expect(metrics.contains(#"tagrouter_actions_total{kind="mqtt",outcome="queued"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"tagrouter_actions_total{kind="mqtt",outcome="published"} 1"#), "\(metrics)")
+
+            // A clean stop publishes `offline` (retained) before disconnecting.
+            let (status, _) = try await harness.router.terminate()
+            #expect(status == 0)
+            let statuses = try await subscriber.waitFor(2) { $0.topic == "tagrouter/front-door/status" }
+            #expect(statuses.map(\.text) == ["online", "offline"])
+            let history = try await TagRouterBinary.run(
+                ["history", "--state-dir", harness.directory + "/state", "--json"],
+                environment: harness.pcscd.environment)
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any])
+            let deliveries = try #require(report["deliveries"] as? [[String: Any]])
+            #expect(deliveries.count == 1)
+            #expect(deliveries.first?["kind"] as? String == "mqtt")
+            #expect(deliveries.first?["state"] as? String == "delivered")
+            #expect(deliveries.first?["url"] as? String == Self.tagTopic)
+        }
+    }
+
+    @Test func tlsWithTheBrokersCAPublishes() async throws {
+        let broker = try await MosquittoBroker.start(tls: true)
+        let subscriber = try await MQTTSubscriber(broker: broker)
+        let rules = Self.rules(
+            port: try #require(broker.tlsPort), scheme: "mqtts", host: "localhost",
+            extra: "  tls: { ca: \(broker.caFile) }", rules: Self.everyTag)
+        try await RouterHarness.with(rules: rules, environment: Self.environment()) { harness in
+            try await harness.router.waitForLog("mqtt connected")
+            try await Self.tap(harness, uri: "https://example.com/tls", uid: faultUID(70, 1))
+            let messages = try await subscriber.waitFor(1) { $0.topic == Self.tagTopic }
+            #expect(Self.json(messages[0])["uri"] as? String == "https://example.com/tls")
+            let doctor = try await TagRouterBinary.run(
+                ["doctor", "--rules", harness.rulesDirectory, "--state-dir", harness.directory + "/doctor-state"],
+                environment: harness.pcscd.environment.merging(Self.environment()) { _, new in new })
+            #expect(
+                doctor.standardOutput.contains(
+                    "ok       mqtt: broker localhost:\(broker.tlsPort!) (TLS) accepted client front-door-doctor as tagrouter"
+                ),
+                "\(doctor.standardOutput)")
+        }
+    }
+
+    @Test func theLastWillIsPublishedAfterSIGKILL() async throws {
+        let broker = try await MosquittoBroker.start()
+        let subscriber = try await MQTTSubscriber(broker: broker, filter: "tagrouter/front-door/status")
+        try await RouterHarness.with(
+            rules: Self.rules(port: broker.port, rules: Self.everyTag), environment: Self.environment()
+        ) { harness in
+            try await subscriber.waitFor(1) { $0.text == "online" }
+            harness.router.kill()
+            let statuses = try await subscriber.waitFor(2)
+            #expect(statuses.map(\.text) == ["online", "offline"])
+            #expect(statuses.last?.qos == 1)
+        }
+    }
+
+    @Test func aWrongPasswordIsLoggedOnceWithTheFixAndTapsStayQueued() async throws {
+        let broker = try await MosquittoBroker.start()
+        try await RouterHarness.with(
+            rules: Self.rules(port: broker.port, rules: Self.everyTag), environment: Self.environment(password: "nope")
+        ) { harness in
+            try await harness.router.waitForLog("mqtt broker refused the connection")
+            try await Self.tap(harness, uri: "https://example.com/refused", uid: faultUID(71, 1))
+            // Several attempts (every 200 ms to 1 s) in 3 s, one line.
+            try await Task.sleep(for: .seconds(3))
+            let refusals = harness.router.lines(containing: "mqtt broker refused the connection")
+            #expect(refusals.count == 1)
+            #expect(refusals.first?.contains("not authorised") == true, "\(refusals)")
+            #expect(refusals.first?.contains("check username and password") == true, "\(refusals)")
+            #expect(harness.router.isRunning)
+            #expect(broker.log.components(separatedBy: "not authorised").count > 3, "\(broker.log)")
+            let doctor = try await TagRouterBinary.run(
+                [
+                    "doctor", "--rules", harness.rulesDirectory, "--state-dir", harness.directory + "/doctor-state",
+                    "--json",
+                ],
+                environment: harness.pcscd.environment.merging(Self.environment(password: "nope")) { _, new in new })
+            let checks = try #require(
+                try JSONSerialization.jsonObject(with: Data(doctor.standardOutput.utf8)) as? [[String: String]])
+            let mqtt = try #require(checks.first { $0["name"] == "mqtt" })
+            #expect(mqtt["status"] == "problem")
+            #expect(mqtt["detail"]?.contains("refused the connection: Connection Refused: not authorised") == true)
+            #expect(mqtt["fix"]?.contains("username and password") == true)
+            // The tap's publication waits in the outbox, not lost.
+            let history = try await TagRouterBinary.run(
+                ["history", "--state-dir", harness.directory + "/state", "--json"],
+                environment: harness.pcscd.environment)
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any])
+            let deliveries = try #require(report["deliveries"] as? [[String: Any]])
+            #expect(deliveries.map { $0["state"] as? String } == ["pending"])
+            #expect(deliveries.map { $0["kind"] as? String } == ["mqtt"])
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import MQTTClient
+import MQTTTestSupport
+import ServiceLifecycle
+import TagActions
+import TagRules
+import TestSupport
+import Testing
+
+/// ``MQTTPublisher`` with the state database against a real mosquitto: PUBACK marks rows delivered, QoS 0 is
+/// published only while connected, `retryFor` ends in a failed row for `history --failed`, a clean stop
+/// publishes `offline`.
+@Suite("MQTT publisher")
+struct MQTTPublisherTests {
+    static func settings(port: UInt16, password: String = MosquittoBroker.password) throws -> MQTTSettings {
+        let text = """
+            version: 1
+            mqtt:
+              url: "mqtt://127.0.0.1:\(port)"
+              username: \(MosquittoBroker.username)
+              password: \(password)
+              clientId: publisher-test
+            rules: []
+
+            """
+        return try #require(try RuleSet.load(files: [("f.yaml", text)], environment: [:]).get().mqtt)
+    }
+
+    /// Runs a publisher in a service group for `body`, then stops it gracefully.
+    static func withPublisher(
+        settings: MQTTSettings, directory: String, _ body: (MQTTPublisher) async throws -> Void
+    ) async throws {
+        let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+        let publisher = MQTTPublisher(
+            settings: settings, outbox: outbox,
+            configuration: .init(
+                version: "test", minimumReconnectDelay: .milliseconds(100), maximumReconnectDelay: .milliseconds(500)),
+            logger: TestEnvironment.logger)
+        let group = ServiceGroup(configuration: .init(services: [publisher], logger: TestEnvironment.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            do {
+                try await body(publisher)
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    static func waitUntil(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try !condition() {
+            guard ContinuousClock.now < deadline else { throw HarnessError("condition not met within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test("a QoS 1 publication is stored, published, and marked delivered on its PUBACK; QoS 0 is published")
+    func acknowledgedPublicationsAreDelivered() async throws {
+        let broker = try await MosquittoBroker.start()
+        let subscriber = try await MQTTSubscriber(broker: broker, filter: "doors/#")
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            try await Self.withPublisher(settings: try Self.settings(port: broker.port), directory: directory) {
+                publisher in
+                try await Self.waitUntil { publisher.isConnected }
+                let eventID = EventID.make()
+                let result = try publisher.enqueue(
+                    MQTTPublication(topic: "doors/front", payload: Array("one".utf8), eventID: eventID, rule: "r"))
+                guard case .queued(let id) = result else {
+                    Issue.record("not queued: \(result)")
+                    return
+                }
+                #expect(id > 0)
+                try await Self.waitUntil {
+                    try publisher.outbox.deliveries(eventID: eventID).first?.state == "delivered"
+                }
+                let record = try #require(try publisher.outbox.deliveries(eventID: eventID).first)
+                #expect(record.kind == "mqtt")
+                #expect(record.method == "MQTT")
+                #expect(record.url == "doors/front")
+                #expect(record.attempts == 1)
+                let fireAndForget = try publisher.enqueue(
+                    MQTTPublication(topic: "doors/back", payload: Array("two".utf8), qos: 0, eventID: "e0", rule: "r"))
+                #expect(fireAndForget == .published)
+                #expect(try publisher.outbox.deliveries(eventID: "e0").isEmpty)
+                let messages = try await subscriber.waitFor(2)
+                #expect(messages.map(\.topic) == ["doors/front", "doors/back"])
+                #expect(messages.map(\.qos) == [1, 0])
+                #expect(try publisher.outbox.pendingCounts() == ["webhook": 0, "mqtt": 0])
+            }
+        }
+    }
+
+    @Test("a clean stop publishes offline, retained, after online")
+    func cleanStopPublishesOffline() async throws {
+        let broker = try await MosquittoBroker.start()
+        let subscriber = try await MQTTSubscriber(broker: broker, filter: "tagrouter/publisher-test/status")
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            try await Self.withPublisher(settings: try Self.settings(port: broker.port), directory: directory) {
+                publisher in
+                try await Self.waitUntil { publisher.isConnected }
+                try await subscriber.waitFor(1)
+            }
+        }
+        let statuses = try await subscriber.waitFor(2)
+        #expect(statuses.map(\.text) == ["online", "offline"])
+        #expect(statuses.allSatisfy(\.retain) == false, "live deliveries are not flagged retained")
+    }
+
+    @Test("with the broker down, QoS 0 fails, QoS 1 waits and is kept as failed once retryFor has passed")
+    func retryForEndsInAFailedRow() async throws {
+        let broker = try await MosquittoBroker.start()
+        await broker.stop()
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            try await Self.withPublisher(settings: try Self.settings(port: broker.port), directory: directory) {
+                publisher in
+                let lost = try publisher.enqueue(
+                    MQTTPublication(topic: "doors/x", payload: [], qos: 0, eventID: "e0", rule: "r"))
+                #expect(
+                    lost
+                        == .failed(
+                            reason:
+                                "not connected to the MQTT broker mqtt://127.0.0.1:\(broker.port) (QoS 0 is not stored)"
+                        ))
+                let eventID = EventID.make()
+                _ = try publisher.enqueue(
+                    MQTTPublication(
+                        topic: "doors/x", payload: Array("late".utf8), retryFor: .seconds(1), eventID: eventID,
+                        rule: "r"))
+                #expect(try publisher.outbox.pendingCounts()["mqtt"] == 1)
+                try await Self.waitUntil { try publisher.outbox.deliveries(eventID: eventID).first?.state == "failed" }
+                let failed = try publisher.outbox.history(failedOnly: true).deliveries
+                #expect(failed.map(\.eventID) == [eventID])
+                #expect(failed.first?.kind == "mqtt")
+                #expect(failed.first?.lastError == "not acknowledged by the broker within retryFor")
+            }
+        }
+    }
+
+    @Test(
+        "a topic a broker would refuse is an error at enqueue",
+        arguments: [
+            ("a/+/b", "mqtt topic 'a/+/b' contains a wildcard ('+' or '#')"),
+            ("/a", "mqtt topic '/a' starts with an empty level ('/')"),
+            ("", "mqtt topic '' is empty"),
+        ])
+    func invalidTopics(topic: String, message: String) throws {
+        let publication = MQTTPublication(topic: topic, payload: [], eventID: "e", rule: "r")
+        #expect(throws: ActionError(.invalidRequest, message)) { try publication.validate() }
+    }
+}
