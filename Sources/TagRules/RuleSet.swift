@@ -20,9 +20,10 @@ public struct RuleSet: Sendable {
 
     /// A rule set with other conditions for the same rules: the index, which files rules by domain and scheme
     /// only, stays valid.
-    init(rules: [Rule], files: [String], index: RuleIndex) {
+    init(rules: [Rule], files: [String], mqtt: MQTTSettings?, index: RuleIndex) {
         self.rules = rules
         self.files = files
+        self.mqtt = mqtt
         self.index = index
     }
 
