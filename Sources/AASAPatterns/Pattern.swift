@@ -13,7 +13,7 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         /// One character of a predefined class.
         case characterClass(CharacterClass)
         /// Any one of these byte strings.
-        case alternatives([[UInt8]])
+        case alternatives(Alternatives)
         /// Any one of these small patterns (values of a variable that hold `*` or `?`): bytes, `?`, `*` and
         /// classes, never alternatives themselves.
         case patterns([[Element]])
@@ -121,9 +121,7 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
                         matched =
                             table[(p + 1) * width + i] || (i < n && table[p * width + i + UTF8Scalar.length(s, i)])
                     case .alternatives(let options):
-                        matched = options.contains {
-                            Self.hasPrefix(s, i, $0) && table[(p + 1) * width + i + $0.count]
-                        }
+                        matched = options.contains(at: i, in: s) { table[(p + 1) * width + i + $0] }
                     case .patterns(let options):
                         matched = options.contains { option in
                             Self.ends(of: option, in: s, from: i).contains { table[(p + 1) * width + $0] }
@@ -152,7 +150,7 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
             let (scalar, length) = UTF8Scalar.decode(s, i)
             return characterClass.contains(scalar) ? length : nil
         case .alternatives(let options):
-            return options.first { hasPrefix(s, i, $0) }?.count
+            return options.longest(at: i, in: s)
         case .star, .patterns:
             return nil
         }
@@ -180,11 +178,5 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
             positions = Array(next)
         }
         return positions
-    }
-
-    private static func hasPrefix(_ s: UnsafeBufferPointer<UInt8>, _ i: Int, _ prefix: [UInt8]) -> Bool {
-        guard s.count - i >= prefix.count else { return false }
-        for (offset, byte) in prefix.enumerated() where s[i + offset] != byte { return false }
-        return true
     }
 }

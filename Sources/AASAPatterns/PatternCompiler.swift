@@ -125,7 +125,7 @@ public struct PatternCompiler: Sendable {
     /// allows in values), every value as a small pattern of its own (docs/rules.md, "Substitution variables").
     private func alternatives(_ values: [String], of name: String, offset: Int) throws(Failure) -> Pattern.Element {
         guard values.contains(where: { $0.contains("*") || $0.contains("?") }) else {
-            return .alternatives(options(values))
+            return .alternatives(Alternatives(options(values)))
         }
         var inner = self
         inner.allowsVariables = false
@@ -157,9 +157,9 @@ public struct PatternCompiler: Sendable {
     }
     /// `$(lang)`'s alternatives for each ``mode``, computed once: hundreds of codes, which every pattern naming
     /// the variable would otherwise normalize and sort again.
-    static let languageOptions = modes.map { $0.options(languageCodes) }
+    static let languageOptions = modes.map { Alternatives($0.options(languageCodes)) }
     /// `$(region)`'s alternatives for each ``mode``, computed once.
-    static let regionOptions = modes.map { $0.options(regionCodes) }
+    static let regionOptions = modes.map { Alternatives($0.options(regionCodes)) }
 
     /// The bytes a literal stands for: percent-encoded when comparing to the URI as written, then case-folded.
     public func normalize(_ text: String) -> [UInt8] {

@@ -57,16 +57,16 @@ struct FeliCaCardTests {
     @Test(arguments: FeliCaCard.Reader.allCases)
     func readAndWriteOnEveryReaderPath(reader: FeliCaCard.Reader) async throws {
         let card = try FeliCaCard(message: Self.message, options: Self.options(reader))
-        let channel = CardChannelOnCard(card)
+        let channel = CardChannelAdapter(card)
         // The Identiv path has no Polling: the IDm comes from FF CA, as TagReader passes it.
         let idm = reader == .identiv ? Hex.bytes(Self.idm) : nil
         #expect(try await Type3Reader().read(from: channel, atr: card.atr, idm: idm) == .message(Self.message))
         let long = [UInt8](repeating: 0x3C, count: 208)
         try await Type3Writer().write(long, to: channel, atr: card.atr)
         #expect(
-            try await Type3Reader().read(from: CardChannelOnCard(channel.card), atr: card.atr, idm: Hex.bytes(Self.idm))
+            try await Type3Reader().read(from: CardChannelAdapter(channel.card), atr: card.atr, idm: Hex.bytes(Self.idm))
                 == .message(long))
-        let reading = try await TagReader().read(atr: card.atr, channel: CardChannelOnCard(channel.card))
+        let reading = try await TagReader().read(atr: card.atr, channel: CardChannelAdapter(channel.card))
         #expect(reading == TagReading(uid: Hex.bytes(Self.idm), technology: .felica, content: .message(long)))
     }
 
@@ -75,16 +75,16 @@ struct FeliCaCardTests {
     @Test func aWriteInterruptedAtEveryCommandLeavesOldNewOrFlaggedTorn() async throws {
         let old = try FeliCaCard(message: Self.message)
         let new = [UInt8](repeating: 0xA5, count: 60)
-        let full = CardChannelOnCard(old)
+        let full = CardChannelAdapter(old)
         try await Type3Writer().write(new, to: full, atr: old.atr)
-        let commands = full.sent
+        let commands = full.commands.count
         var outcomes: Set<String> = []
         for limit in 0..<commands {
-            let channel = CardChannelOnCard(old, answeringAtMost: limit)
+            let channel = CardChannelAdapter(old, answeringAtMost: limit)
             await #expect(throws: NFCTagError.self) { try await Type3Writer().write(new, to: channel, atr: old.atr) }
             do {
                 let content = try await Type3Reader().read(
-                    from: CardChannelOnCard(channel.card), atr: old.atr, idm: nil)
+                    from: CardChannelAdapter(channel.card), atr: old.atr, idm: nil)
                 switch content {
                 case .message(Self.message): outcomes.insert("old")
                 case .message(new): outcomes.insert("new")
@@ -102,14 +102,14 @@ struct FeliCaCardTests {
         var options = FeliCaCard.Options()
         options.isReadOnly = true
         let card = try FeliCaCard(message: Self.message, options: options)
-        let channel = CardChannelOnCard(card)
+        let channel = CardChannelAdapter(card)
         let error = await #expect(throws: NFCTagError.self) {
             try await Type3Writer().write([0xD0, 0, 0], to: channel, atr: card.atr)
         }
         #expect(error?.code == .readOnly)
         #expect(channel.card.memory == card.memory)
 
-        let writable = CardChannelOnCard(try FeliCaCard(message: Self.message))
+        let writable = CardChannelAdapter(try FeliCaCard(message: Self.message))
         try await Type3Writer().lock(writable, atr: card.atr)
         #expect(writable.card.memory[10] == 0x00)
         let refused = await #expect(throws: NFCTagError.self) {
@@ -128,7 +128,7 @@ struct Type1CardTests {
         #expect(card.respond(to: Hex.bytes("FF CA 00 00 00")) == Hex.bytes("3A 81 5C 0D 90 00"))
         #expect(card.respond(to: Hex.bytes("FF 00 00 00 05 D4 40 01 01 08")) == Hex.bytes("D5 41 00 08 E1 90 00"))
         #expect(card.respond(to: Hex.bytes("FF 00 00 00 05 D4 40 01 78 00")) == Hex.bytes("D5 41 01 90 00"))
-        let reading = try await TagReader().read(atr: card.atr, channel: CardChannelOnCard(card))
+        let reading = try await TagReader().read(atr: card.atr, channel: CardChannelAdapter(card))
         #expect(reading == TagReading(uid: Hex.bytes("3A815C0D"), technology: .type1, content: .message(message)))
     }
 
@@ -145,19 +145,19 @@ struct FeliCaWithoutNDEFTests {
         var options = FeliCaCard.Options()
         options.hasNDEFSystem = false
         let card = try FeliCaCard(message: [], options: options)
-        let channel = CardChannelOnCard(card)
+        let channel = CardChannelAdapter(card)
         let reading = try await TagReader().read(atr: card.atr, channel: channel)
         #expect(reading == TagReading(uid: options.idm, technology: .felica, content: .absent))
         // FF CA, block 0 (SF2 A6), Polling for 12FC (no answer).
-        #expect(channel.sent == 3)
+        #expect(channel.commands.count == 3)
     }
 
     @Test func factoryLiteSWithBlock0AllZerosIsAbsent() async throws {
         let card = FeliCaCard(memory: [])
-        let reading = try await TagReader().read(atr: card.atr, channel: CardChannelOnCard(card))
+        let reading = try await TagReader().read(atr: card.atr, channel: CardChannelAdapter(card))
         #expect(reading.content == .absent)
         let error = await #expect(throws: NFCTagError.self) {
-            try await Type3Writer().write([0xD0, 0, 0], to: CardChannelOnCard(card), atr: card.atr)
+            try await Type3Writer().write([0xD0, 0, 0], to: CardChannelAdapter(card), atr: card.atr)
         }
         #expect(error?.code == .malformedCapabilityContainer)
     }

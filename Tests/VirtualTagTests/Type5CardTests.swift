@@ -61,13 +61,13 @@ struct Type5CardTests {
     func readAndWriteEveryLayout(layout: Int) async throws {
         let (name, options) = Self.layouts[layout]
         let card = try Type5Card(message: Self.message, options: options)
-        let channel = CardChannelOnCard(card)
+        let channel = CardChannelAdapter(card)
         #expect(try await Type5Reader().read(from: channel) == .message(Self.message), "\(name)")
         let long = [UInt8](repeating: 0x5A, count: 150)
         try await Type5Writer().write(long, to: channel)
-        #expect(try await Type5Reader().read(from: CardChannelOnCard(channel.card)) == .message(long), "\(name)")
+        #expect(try await Type5Reader().read(from: CardChannelAdapter(channel.card)) == .message(long), "\(name)")
         try await Type5Writer().write([], to: channel)
-        #expect(try await Type5Reader().read(from: CardChannelOnCard(channel.card)) == .empty, "\(name)")
+        #expect(try await Type5Reader().read(from: CardChannelAdapter(channel.card)) == .empty, "\(name)")
     }
 
     @Test func aLongMessagePastBlock255OnAnE2Tag() async throws {
@@ -75,25 +75,25 @@ struct Type5CardTests {
         options.eightByteCC = true
         options.twoByteAddressing = true
         options.blockCount = 2048
-        let channel = CardChannelOnCard(try Type5Card(message: [], options: options))
+        let channel = CardChannelAdapter(try Type5Card(message: [], options: options))
         let message = (0..<3000).map { UInt8($0 & 0xFF) }
         try await Type5Writer().write(message, to: channel)
-        #expect(try await Type5Reader().read(from: CardChannelOnCard(channel.card)) == .message(message))
+        #expect(try await Type5Reader().read(from: CardChannelAdapter(channel.card)) == .message(message))
     }
 
     /// The tag leaves at every command of a write: it then holds the old message, an empty one or the new one.
     @Test func aWriteInterruptedAtEveryCommandLeavesOldEmptyOrNew() async throws {
         let old = try Type5Card(message: Self.message)
         let new = [UInt8](repeating: 0xA5, count: 60)
-        let full = CardChannelOnCard(old)
+        let full = CardChannelAdapter(old)
         try await Type5Writer().write(new, to: full)
-        let commands = full.sent
+        let commands = full.commands.count
         #expect(commands > 10)
         var outcomes: Set<String> = []
         for limit in 0..<commands {
-            let channel = CardChannelOnCard(old, answeringAtMost: limit)
+            let channel = CardChannelAdapter(old, answeringAtMost: limit)
             await #expect(throws: NFCTagError.self) { try await Type5Writer().write(new, to: channel) }
-            let content = try await Type5Reader().read(from: CardChannelOnCard(channel.card))
+            let content = try await Type5Reader().read(from: CardChannelAdapter(channel.card))
             switch content {
             case .message(Self.message): outcomes.insert("old")
             case .empty: outcomes.insert("empty")
@@ -108,7 +108,7 @@ struct Type5CardTests {
         var options = Type5Card.Options()
         options.isReadOnly = true
         let card = try Type5Card(message: Self.message, options: options)
-        let channel = CardChannelOnCard(card)
+        let channel = CardChannelAdapter(card)
         let error = await #expect(throws: NFCTagError.self) {
             try await Type5Writer().write([0xD0, 0, 0], to: channel)
         }
@@ -117,7 +117,7 @@ struct Type5CardTests {
     }
 
     @Test func lockThenWriteIsRefused() async throws {
-        let channel = CardChannelOnCard(try Type5Card(message: Self.message))
+        let channel = CardChannelAdapter(try Type5Card(message: Self.message))
         try await Type5Writer().lock(channel)
         #expect(channel.card.memory[1] == 0x43)
         let error = await #expect(throws: NFCTagError.self) {
@@ -130,9 +130,9 @@ struct Type5CardTests {
     @Test func blankTagHasNoNDEF() async throws {
         var options = Type5Card.Options()
         options.isBlank = true
-        let channel = CardChannelOnCard(try Type5Card(message: [], options: options))
+        let channel = CardChannelAdapter(try Type5Card(message: [], options: options))
         #expect(try await Type5Reader().read(from: channel) == .absent)
-        #expect(channel.sent == 1)
+        #expect(channel.commands.count == 1)
     }
 
     @Test func tooLargeForTheTag() {
