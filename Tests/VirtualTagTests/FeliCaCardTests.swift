@@ -64,7 +64,8 @@ struct FeliCaCardTests {
         let long = [UInt8](repeating: 0x3C, count: 208)
         try await Type3Writer().write(long, to: channel, atr: card.atr)
         #expect(
-            try await Type3Reader().read(from: CardChannelAdapter(channel.card), atr: card.atr, idm: Hex.bytes(Self.idm))
+            try await Type3Reader().read(
+                from: CardChannelAdapter(channel.card), atr: card.atr, idm: Hex.bytes(Self.idm))
                 == .message(long))
         let reading = try await TagReader().read(atr: card.atr, channel: CardChannelAdapter(channel.card))
         #expect(reading == TagReading(uid: Hex.bytes(Self.idm), technology: .felica, content: .message(long)))
