@@ -33,7 +33,7 @@ test:
 fault:
 	scripts/setup test
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter 'Fault(PCSCD|Tag|Action|Write)Tests'
+	$(SWIFT) test --skip-build --filter 'Fault(PCSCD|Tag|Action|Write|MQTT)Tests|ClassicWriteFaultTests'
 
 FUZZ_SECONDS ?= 30
 fuzz-smoke:
