@@ -11,7 +11,7 @@ import VirtualTag
         "version: 1\nrules:\n" + recordingRule(name: "all", match: "{ any: true }", marker: "all")
 
     enum Kind: String, CaseIterable, Sendable {
-        case type2, type4
+        case type2, type4, type5, felica
     }
 
     static func card(_ kind: Kind, message: [UInt8], uid: [UInt8]) throws -> any VirtualCard {
@@ -24,6 +24,14 @@ import VirtualTag
             var options = Type4Card.Options()
             options.uid = uid
             return try Type4Card(message: message, options: options)
+        case .type5:
+            var options = Type5Card.Options()
+            options.uid = [0xE0, 0x04] + uid.prefix(6)
+            return try Type5Card(message: message, options: options)
+        case .felica:
+            var options = FeliCaCard.Options()
+            options.idm = [0x01, 0x27] + uid.prefix(6)
+            return try FeliCaCard(message: message, options: options)
         }
     }
 
