@@ -55,6 +55,27 @@ struct Alternatives: Sendable, Hashable {
         return found
     }
 
+    /// For each length of value, the offsets of `s` where a value of that length starts (`0...s.count` for the
+    /// empty value): what the bit-parallel matcher needs, found with one binary search per offset and length.
+    /// - Parameter s: the subject.
+    /// - Returns: one set per length, longest first.
+    func starts(in s: UnsafeBufferPointer<UInt8>) -> [(length: Int, offsets: PositionSet)] {
+        groups.map { group in
+            var offsets = PositionSet(maximum: s.count)
+            if group.length == 0 {
+                offsets.insertAll(through: s.count)
+            } else if s.count >= group.length {
+                for i in 0...(s.count - group.length)
+                where firstBytes[Int(s[i] >> 6)] & (1 << UInt64(s[i] & 63)) != 0
+                    && Self.search(group.values, s, i, group.length)
+                {
+                    offsets.insert(i)
+                }
+            }
+            return (group.length, offsets)
+        }
+    }
+
     /// Binary search for `s[i..<i + length]` among sorted values of that length.
     private static func search(_ values: [[UInt8]], _ s: UnsafeBufferPointer<UInt8>, _ i: Int, _ length: Int) -> Bool {
         var low = 0

@@ -49,7 +49,17 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: whether it matches.
     public func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool {
         if isCatchAll { return true }
-        return hasAlternatives ? matchesWithMemo(subject) : matchesLinear(subject)
+        guard hasAlternatives else { return matchesLinear(subject) }
+        var matcher = BitParallelMatcher(subject)
+        return matcher.matches(elements)
+    }
+
+    /// The straightforward dynamic programming over (element, offset), cell by cell: what the bit-parallel matcher
+    /// computes, kept as its reference for `fuzz-aasa`, which compares the two (docs/RELIABILITY.md).
+    /// - Parameter subject: the text to match (case-folded by the caller when ``isCaseFolded``).
+    /// - Returns: whether it matches.
+    @_spi(Reference) public func referenceMatches(_ subject: [UInt8]) -> Bool {
+        subject.withUnsafeBufferPointer { matchesWithTable($0) }
     }
 
     /// Whether the pattern matches the whole of `subject`.
@@ -101,9 +111,8 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         return p == m
     }
 
-    /// Dynamic programming over (element, offset), for patterns with alternatives: O(elements × bytes) steps,
-    /// no recursion, never exponential.
-    private func matchesWithMemo(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Dynamic programming over (element, offset): O(elements × bytes) steps, no recursion, never exponential.
+    private func matchesWithTable(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = s.count
         let m = elements.count
         let width = n + 1
@@ -163,11 +172,11 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         for element in option {
             var next: Set<Int> = []
             if element == .star {
-                guard var k = positions.min() else { return [] }
-                next.insert(k)
-                while k < s.count {
-                    k += UTF8Scalar.length(s, k)
-                    next.insert(k)
+                for var k in positions where next.insert(k).inserted {
+                    while k < s.count {
+                        k += UTF8Scalar.length(s, k)
+                        guard next.insert(k).inserted else { break }
+                    }
                 }
             } else {
                 for k in positions {

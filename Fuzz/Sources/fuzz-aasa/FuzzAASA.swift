@@ -1,4 +1,4 @@
-import AASAPatterns
+@_spi(Reference) import AASAPatterns
 import FuzzSupport
 
 // AASA component patterns compiled from fuzzed text and matched against a fuzzed URI, through the AASAPatterns
@@ -15,7 +15,10 @@ import FuzzSupport
 // - a trailing `/` added to the path never changes whether a path pattern matches (Apple's slash rules);
 // - a pattern that is the URI's own path, escaped, matches it: as written, and percent-decoded when that is valid
 //   UTF-8, with and without case folding;
-// - an object of `*` everywhere matches every URI of RFC 3986 unreserved and sub-delimiter characters.
+// - an object of `*` everywhere matches every URI of RFC 3986 unreserved and sub-delimiter characters;
+// - the matcher (two-pointer without variables, bit-parallel with them) agrees with the cell-by-cell reference
+//   table on each fuzzed pattern against the URI's bytes. Two user variables are defined for this:
+//   `$(w)` = `a*`, `?b`, `c` (values with wildcards) and `$(x)` = `ab`, `a`, the empty value.
 @_cdecl("fuzz_aasa_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
     runFuzzer(argc, argv, fuzz)
@@ -30,7 +33,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let uriText = "https://example.com" + text(input.field(separatedBy: 0))
     let flags = input.byte() ?? 0
     let mode = MatchSubject.Mode(percentEncoded: flags & 2 != 0, caseSensitive: flags & 1 != 0)
-    let compiler = PatternCompiler(variables: [:], foldsCase: !mode.caseSensitive, percentEncoded: mode.percentEncoded)
+    let compiler = PatternCompiler(
+        variables: variables, foldsCase: !mode.caseSensitive, percentEncoded: mode.percentEncoded)
+    for text in [path, query, fragment] { agreesWithReference(text, compiler, Array(uriText.utf8)) }
 
     guard let pathPattern = compiled(path, compiler.compilePath), let queryPattern = compiled(query, compiler.compile),
         let fragmentPattern = compiled(fragment, compiler.compile)
@@ -102,6 +107,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// The user variables of every fuzzed pattern: one whose values hold wildcards, one with an empty value.
+let variables = ["w": ["a*", "?b", "c"], "x": ["ab", "a", ""]]
+
+/// Checks that `text`, compiled as a plain pattern, answers like the reference table against `subject` (when the
+/// table is small enough to stay quick).
+func agreesWithReference(_ text: String, _ compiler: PatternCompiler, _ subject: [UInt8]) {
+    guard let pattern = try? compiler.compile(text), text.utf8.count * (subject.count + 1) <= 400_000 else { return }
+    let answer = pattern.matches(subject)
+    check(
+        answer == pattern.referenceMatches(subject),
+        "'\(text)' \(answer ? "matches" : "does not match") \(subject) but the reference table says otherwise")
 }
 
 /// `*`, which matches everything.
