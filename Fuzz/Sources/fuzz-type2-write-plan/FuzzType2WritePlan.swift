@@ -7,7 +7,9 @@ import NFCTag
 /// `malformedTLV` or `insufficientCapacity` with a tag byte address in the data area; a plan writes no page
 /// before the NDEF TLV's page, changes no byte before the NDEF TLV and no reserved byte; after every prefix of
 /// its writes the data area decodes to the old message, an empty one or the new one (the old one only before the
-/// first write that hides it), and after all of them to the new one; every page written ends as `result` says.
+/// first write that hides it), and after all of them to the new one; every page written ends as `result` says; the
+/// refusal and the layout are the same whether the planner gets 16 bytes at a time or more than it asked for, and
+/// both plans keep the invariants (knowing more, a plan may skip pages already right or keep bytes after `FE`).
 @_cdecl("fuzz_type2_write_plan_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
     runFuzzer(argc, argv, fuzz)
@@ -24,20 +26,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var image = Array(input.rest().prefix(dataAreaSize))
     image += [UInt8](repeating: 0, count: dataAreaSize - image.count)
 
-    var known = Array(image.prefix(8))
+    // The planner is fed as a write reads, 16-byte chunks each time it asks for more, which re-walks the TLVs from
+    // the start at every chunk (quadratic: the target ran at 950 executions a second); and with at least twice the
+    // bytes it had (`doubling`). Every input takes the doubling path; areas up to 512 bytes the exact one too.
     let plan: Type2WritePlan
     do {
-        while true {
-            switch try Type2WritePlan.make(message: message, known: known, dataAreaSize: dataAreaSize) {
-            case .need(let count):
-                check(count > known.count && count <= dataAreaSize, "need \(count) with \(known.count) known")
-                known = Array(image.prefix(min(dataAreaSize, (count + 15) / 16 * 16)))
-                continue
-            case .plan(let made):
-                plan = made
-            }
-            break
-        }
+        plan = try planned(message, image, dataAreaSize, doubling: true)
     } catch {
         let offset = error.offset ?? -1
         check(error.code == .malformedTLV || error.code == .insufficientCapacity, "error \(error.code): \(error)")
@@ -47,9 +41,30 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                 message.count > layout.capacity || layout.usableBytes < 2,
                 "refused \(message.count) bytes, capacity \(layout.capacity)")
         }
+        if dataAreaSize <= 512 {
+            do {
+                _ = try planned(message, image, dataAreaSize, doubling: false)
+                check(false, "fed 16 bytes at a time the planner accepts what it refused fed more: \(error)")
+            } catch let exact {
+                check(
+                    exact.code == error.code && exact.offset == error.offset, "\(exact) fed exactly, \(error) doubled")
+            }
+        }
         return 0
     }
+    var plans = [plan]
+    if dataAreaSize <= 512 {
+        let exact = try? planned(message, image, dataAreaSize, doubling: false)
+        check(exact?.layout == plan.layout, "fed exactly: \(String(describing: exact)), fed more: \(plan)")
+        if let exact { plans.append(exact) }
+    }
+    for plan in plans { checkWrites(of: plan, message: message, image: image) }
+    return 0
+}
 
+/// Applies `plan`'s writes one by one to `image`, checking the invariants of every prefix.
+private func checkWrites(of plan: Type2WritePlan, message: [UInt8], image: [UInt8]) {
+    let dataAreaSize = image.count
     let layout = plan.layout
     check(message.count <= layout.capacity, "planned \(message.count) bytes past capacity \(layout.capacity)")
     let old = try? Type2TLV.ndefMessage(inDataArea: image)
@@ -70,7 +85,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             content = try Type2TLV.ndefMessage(inDataArea: current)
         } catch {
             check(false, "after write \(index) of \(plan.writes.count) the data area is broken: \(error)")
-            return 0
+            return
         }
         if content != old || hidden {
             hidden = true
@@ -84,7 +99,24 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let range = ((page - 4) * 4)..<((page - 4) * 4 + 4)
         check(current[range] == plan.result[range], "page \(page) ends unlike the plan's result")
     }
-    return 0
+}
+
+/// Runs the planner to its plan, giving it the data area's bytes each time it asks for more: the 16-byte reads a
+/// write makes, or (when `doubling`) at least twice what it had.
+private func planned(
+    _ message: [UInt8], _ image: [UInt8], _ dataAreaSize: Int, doubling: Bool
+) throws(NFCTagError) -> Type2WritePlan {
+    var known = Array(image.prefix(8))
+    while true {
+        switch try Type2WritePlan.make(message: message, known: known, dataAreaSize: dataAreaSize) {
+        case .need(let count):
+            check(count > known.count && count <= dataAreaSize, "need \(count) with \(known.count) known")
+            let read = (count + 15) / 16 * 16
+            known = Array(image.prefix(min(dataAreaSize, doubling ? max(read, known.count * 2) : read)))
+        case .plan(let made):
+            return made
+        }
+    }
 }
 
 /// The layout of a whole data area.
