@@ -54,7 +54,8 @@ public struct Type3AttributeBlock: Sendable, Hashable {
     ///   - allowingWriteInProgress: accept WriteF `0F` (a writer about to rewrite the message does).
     /// - Throws: `NFCTagError.malformedCapabilityContainer` naming the byte: a length other than 16, a wrong
     ///   checksum (bytes 14-15), a major version other than 1 (byte 0), Nbr 0 (byte 1), a WriteF other than `00`
-    ///   (`0F`: the message may be torn by an interrupted write) (byte 9), an RWFlag other than `00`/`01` (byte 10), or
+    ///   (`0F` with an Ln above 0: the message may be torn by an interrupted write; `0F` with Ln 0 is a write that
+    ///   has not put a message yet, accepted) (byte 9), an RWFlag other than `00`/`01` (byte 10), or
     ///   an Ln larger than Nmaxb × 16 (byte 11).
     public init(_ bytes: ArraySlice<UInt8>, allowingWriteInProgress: Bool = false) throws(NFCTagError) {
         guard bytes.count == 16 else {
@@ -81,7 +82,9 @@ public struct Type3AttributeBlock: Sendable, Hashable {
         rwFlag = b[10]
         length = Int(b[11]) << 16 | Int(b[12]) << 8 | Int(b[13])
         guard maxReadBlocks > 0 else { throw Self.malformed(1, "Nbr is 0: no block may be read") }
-        guard writeFlag != 0x0F || allowingWriteInProgress else {
+        // WriteF 0F with Ln 0 is how TagRouter's writer starts (docs/tags.md, "Writing Type 3 tags"): no message
+        // yet, so nothing can be torn, and the card reads as empty.
+        guard writeFlag != 0x0F || length == 0 || allowingWriteInProgress else {
             throw Self.malformed(9, "WriteF 0F: a write was interrupted, the message may be torn")
         }
         guard writeFlag == 0x00 || writeFlag == 0x0F else {

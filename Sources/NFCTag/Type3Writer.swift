@@ -1,6 +1,6 @@
 /// Writes an NDEF message to an NFC Forum Type 3 tag (FeliCa Lite-S, FeliCa with the NDEF system) with Write
-/// Without Encryption, so that a card leaving at any command holds the old message, a flagged torn one, or the
-/// new one (docs/tags.md, "Writing Type 3 tags"): the attribute block with WriteF `0F`, the data blocks (at most
+/// Without Encryption, so that a card leaving at any command holds the old message, an empty one or the new one
+/// (docs/tags.md, "Writing Type 3 tags"): the attribute block with WriteF `0F` and Ln 0, the data blocks (at most
 /// Nbw per command), the attribute block with the new Ln and WriteF `00`, checksums recomputed. The message is
 /// then read back and compared.
 public struct Type3Writer: Sendable {
@@ -30,8 +30,10 @@ public struct Type3Writer: Sendable {
                 "Type 3 card: a \(message.count)-byte message does not fit the \(attribute.capacity)-byte NDEF area (Nmaxb \(attribute.maxBlocks) × 16)"
             )
         }
+        // WriteF 0F and Ln 0 first: a card taken away from here on reads as empty until the last write.
         var writing = attribute
         writing.writeFlag = 0x0F
+        writing.length = 0
         try await card.write(blocks: 0..<1, data: writing.bytes, channel: channel)
         let blockCount = (message.count + 15) / 16
         let data = message + [UInt8](repeating: 0, count: blockCount * 16 - message.count)

@@ -9,7 +9,8 @@ import VirtualTag
 import class TestSupport.PrivatePCSCD
 import enum TestSupport.TagRouterBinary
 
-/// Fault suite (issue 13): a tag ripped away at every command of `tagrouter write`, on virtual readers. After
+/// Fault suite (issue 13): a tag ripped away at every command of `tagrouter write`, on virtual readers (Type 2,
+/// Type 4, Type 5 and FeliCa here; MIFARE Classic in ClassicWriteFaultTests). After
 /// each rip the tag, as the write left it, is presented again and read through pcscd: it must hold its old
 /// message, an empty one or the new one, never a broken one.
 @Suite(.serialized, .timeLimit(.minutes(45))) struct FaultWriteTests {
@@ -43,6 +44,15 @@ import enum TestSupport.TagRouterBinary
             var options = Type4Card.Options()
             options.maxCommandLength = 32
             return try Type4Card(message: $0, options: options)
+        },
+        Case(name: "ICODE SLIX2 (Type 5), short to long", old: uri("a/", repeating: 10), new: uri("t5/", repeating: 25))
+        {
+            try Type5Card(message: $0)
+        },
+        Case(
+            name: "FeliCa Lite-S (Type 3), long to short", old: uri("old/", repeating: 20), new: uri("n/", repeating: 5)
+        ) {
+            try FeliCaCard(message: $0)
         },
     ]
 

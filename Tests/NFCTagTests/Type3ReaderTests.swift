@@ -117,6 +117,10 @@ struct Type3ReaderTests {
             "WriteF 0F: a write was interrupted, the message may be torn"
         ),
         (
+            "10 04 01 00 0D 00 00 00 00 0A 01 00 00 00 00 2D", 9,
+            "WriteF 0A is not 00 or 0F"
+        ),
+        (
             "10 04 01 00 0D 00 00 00 00 00 01 00 00 D1 00 F4", 11,
             "Ln 209 is larger than the NDEF area (Nmaxb 13 × 16 = 208 bytes)"
         ),
@@ -127,6 +131,12 @@ struct Type3ReaderTests {
         #expect(error?.code == .malformedCapabilityContainer)
         #expect(error?.offset == offset)
         #expect(error?.message == "Type 3 attribute block at byte \(offset): \(problem)")
+    }
+
+    /// WriteF 0F with Ln 0 is the first step of a TagRouter write: no message yet, so it reads as empty.
+    @Test func aWriteStartedButNotFinishedWithLengthZeroIsEmpty() throws {
+        let block = try Type3AttributeBlock(Hex.bytes("10 04 01 00 0D 00 00 00 00 0F 01 00 00 00 00 32")[...])
+        #expect(block.writeFlag == 0x0F && block.length == 0)
     }
 
     @Test func statusFlagsNameTheBlocksAndByte() async throws {

@@ -3,7 +3,7 @@ import NFCTag
 
 /// The Type 3 attribute block parser. Invariants: an error is `malformedCapabilityContainer` at a byte inside the
 /// block (or its length when it is not 16 bytes); a parsed block has a verified checksum, re-encodes to exactly
-/// its bytes (the 4 reserved bytes zero) or differs only there, has version 1.x, Nbr > 0, WriteF 00, RWFlag 00/01
+/// its bytes (the 4 reserved bytes zero) or differs only there, has version 1.x, Nbr > 0, WriteF 00 (or 0F with Ln 0), RWFlag 00/01
 /// and Ln within Nmaxb × 16.
 @_cdecl("fuzz_felica_attribute_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
@@ -20,7 +20,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         check(sum == Int(bytes[14]) << 8 | Int(bytes[15]), "accepted a wrong checksum")
         check(
             block.version >> 4 == 1 && block.maxReadBlocks > 0, "version \(block.version), Nbr \(block.maxReadBlocks)")
-        check(block.writeFlag == 0 && block.rwFlag <= 1, "WriteF \(block.writeFlag), RWFlag \(block.rwFlag)")
+        check(
+            (block.writeFlag == 0 || (block.writeFlag == 0x0F && block.length == 0)) && block.rwFlag <= 1,
+            "WriteF \(block.writeFlag) with Ln \(block.length), RWFlag \(block.rwFlag)")
         check(block.length <= block.capacity, "Ln \(block.length) over \(block.capacity)")
         if bytes[5..<9].allSatisfy({ $0 == 0 }) {
             check(block.bytes == bytes, "re-encoded \(block.bytes) from \(bytes)")
