@@ -80,8 +80,24 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         records.first { $0.tnf == "well-known" && $0.type == "T" && $0.text != nil }?.text
     }
 
-    /// The document as JSON bytes (sorted keys, slashes unescaped).
+    /// The document as JSON bytes (sorted keys, slashes unescaped), exactly as `JSONEncoder` writes it with
+    /// `.sortedKeys` and `.withoutEscapingSlashes`, written directly (see `JSONText`).
     public func jsonBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + records.reduce(0) { $0 + $1.payload.utf8.count * 2 })
+        JSONText.appendObject(
+            [
+                ("ha_tag_id", .string(haTagID)), ("id", .string(id)), ("reader", .string(reader)),
+                ("records", .records(records)), ("rule", .string(rule)),
+                ("tag", .object([("tech", .string(tag.tech)), ("uid", .present(tag.uid))])),
+                ("time", .string(time)), ("uri", .present(uri)),
+            ], to: &out)
+        return out
+    }
+
+    /// The document as `JSONEncoder` writes it: what ``jsonBytes()`` must equal (compared in the tests).
+    /// - Returns: the JSON bytes.
+    public func jsonBytesFromEncoder() -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding strings, optionals and arrays of them cannot fail.

@@ -9,7 +9,9 @@ public enum EventID {
     public static func make(at date: Date = Date()) -> String {
         var bytes = [UInt8](repeating: 0, count: 16)
         var generator = SystemRandomNumberGenerator()
-        for index in 6..<16 { bytes[index] = generator.next() }
+        // Two 64-bit draws (one getrandom each), not one per byte.
+        let random = [generator.next() as UInt64, generator.next() as UInt64]
+        for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: random[index / 8] >> (8 * (index % 8))) }
         let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
         for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
         bytes[6] = 0x70 | (bytes[6] & 0x0F)

@@ -19,6 +19,21 @@ struct PendingDelivery: Sendable, Hashable {
     var deadline: Int64
 }
 
+extension PendingDelivery {
+    /// The delivery as ``Outbox/insert(_:now:)`` writes it, for the worker's in-memory handover.
+    /// - Parameters:
+    ///   - id: its row id.
+    ///   - request: the request written.
+    ///   - created: its acceptance time in milliseconds since 1970.
+    init(id: Int64, request: WebhookRequest, created: Int64) {
+        self.init(
+            id: id, eventID: request.eventID, rule: request.rule, url: request.url, method: request.method,
+            headers: request.headers, contentType: request.contentType, body: request.body, secret: request.secret,
+            timeoutMilliseconds: max(1, request.timeout.milliseconds), attempts: 0,
+            deadline: created + max(0, request.retryFor.milliseconds))
+    }
+}
+
 /// What one attempt changes in a delivery's row.
 struct DeliveryUpdate: Sendable, Hashable {
     enum State: String, Sendable {
@@ -45,8 +60,9 @@ extension Outbox {
         try request.validate()
         let created = Timestamp.milliseconds(now)
         let deadline = created + max(0, request.retryFor.milliseconds)
-        let headers = String(decoding: try JSONEncoder().encode(request.headers), as: UTF8.self)
-        return try write("store a webhook delivery") { db in
+        let headers = Self.headersJSON(request.headers)
+        // One statement, so SQLite's own implicit transaction is enough: no BEGIN and COMMIT around it.
+        return try writeStatement("store a webhook delivery") { db in
             try db.cachedStatement(
                 sql: """
                     INSERT INTO deliveries (event_id, rule, url, method, headers, content_type, body, secret,
@@ -59,6 +75,17 @@ extension Outbox {
             ])
             return db.lastInsertedRowID
         }
+    }
+
+    /// The headers as the `headers` column holds them, `[{"name":…,"value":…},…]`, written without JSONEncoder.
+    static func headersJSON(_ headers: [WebhookRequest.Header]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, header) in headers.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONText.appendObject([("name", .string(header.name)), ("value", .string(header.value))], to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Pending deliveries due at `now`, oldest first, skipping `excluded` (in flight or awaiting their update).

@@ -145,6 +145,16 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// Runs one statement in SQLite's implicit transaction (atomic and durable like ``write(_:_:)``, without a
+    /// `BEGIN`/`COMMIT` around it), turning database errors into ``ActionError``.
+    func writeStatement<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) throws -> T {
+        do {
+            return try pool.writeWithoutTransaction(body)
+        } catch {
+            throw ActionError(.stateDatabase, "state database \(path): cannot \(what): \(error)")
+        }
+    }
+
     /// Runs a read, turning database errors into ``ActionError``.
     func read<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) throws -> T {
         do {

@@ -47,6 +47,11 @@ public final class OutboxWorker: Service, Sendable {
     let configuration: Configuration
     let logger: Logger
     let wakeup = Wakeup()
+    /// Deliveries ``enqueue(_:)`` has written and the loop has not taken yet: handed over in memory, so a new
+    /// delivery is sent without the loop reading it back from the state database. A row is written and handed
+    /// over under this lock, and the loop reads due rows under it too, excluding those still here: no delivery is
+    /// started twice.
+    let handover = Mutex<[PendingDelivery]>([])
     let isStopping = Atomic<Bool>(false)
 
     /// Creates a worker.
@@ -66,7 +71,12 @@ public final class OutboxWorker: Service, Sendable {
     /// - Throws: ``ActionError`` (`invalidRequest`, `stateDatabase`); once this returns, the delivery is durable.
     @discardableResult
     public func enqueue(_ request: WebhookRequest) throws -> Int64 {
-        let id = try outbox.insert(request)
+        let id = try handover.withLock { queue in
+            let now = Date()
+            let id = try outbox.insert(request, now: now)
+            queue.append(PendingDelivery(id: id, request: request, created: Timestamp.milliseconds(now)))
+            return id
+        }
         wakeup.signal()
         return id
     }
@@ -104,13 +114,25 @@ public final class OutboxWorker: Service, Sendable {
             while true {
                 let stopping = isStopping.load(ordering: .relaxed) || Task.isCancelled
                 let databaseResting = lastDatabaseError.map { clock.now - $0 < .seconds(1) } ?? false
+                if !stopping {
+                    // New deliveries first, straight from enqueue; any left over (at the in-flight limit) are in
+                    // the state database, where the query below finds them.
+                    for delivery in handover.withLock({ queue in queue.take() })
+                    where inFlight.count < maxInFlight && !inFlight.contains(delivery.id) {
+                        inFlight.insert(delivery.id)
+                        // Immediate: the attempt runs on this thread up to the HTTP client's hop to its event loop.
+                        group.addImmediateTask { (delivery, await sender.attempt(delivery)) }
+                    }
+                }
                 if !stopping && !databaseResting && inFlight.count <= maxInFlight / 2 {
                     do {
-                        let due = try outbox.due(
-                            now: Timestamp.milliseconds(Date()),
-                            limit: maxInFlight - inFlight.count,
-                            excluding: inFlight.union(unflushed.map(\.id))
-                        )
+                        let due = try handover.withLock { queue in
+                            try outbox.due(
+                                now: Timestamp.milliseconds(Date()),
+                                limit: maxInFlight - inFlight.count,
+                                excluding: inFlight.union(unflushed.map(\.id)).union(queue.map(\.id))
+                            )
+                        }
                         for delivery in due {
                             inFlight.insert(delivery.id)
                             group.addTask { (delivery, await sender.attempt(delivery)) }
@@ -211,5 +233,13 @@ public final class OutboxWorker: Service, Sendable {
             )
         }
         return update
+    }
+}
+
+extension Array {
+    /// Empties the array and returns what it held.
+    fileprivate mutating func take() -> [Element] {
+        defer { removeAll() }
+        return self
     }
 }

@@ -5,7 +5,9 @@ extension Array where Element: Sendable {
     func concurrentMap<Result: Sendable>(
         _ transform: @escaping @Sendable (Element) async -> Result
     ) async -> [Result] {
-        await withTaskGroup(of: (Int, Result).self) { group in
+        // One element (one matched rule, the common tap) needs no task group and its hop.
+        if count == 1 { return [await transform(self[0])] }
+        return await withTaskGroup(of: (Int, Result).self) { group in
             for (index, element) in enumerated() {
                 group.addTask { (index, await transform(element)) }
             }

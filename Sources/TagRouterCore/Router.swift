@@ -87,7 +87,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                     await cardReader.reset()
                 }
                 if let tap = handle(event) {
-                    group.addTask { self.reporter.report(await self.process(tap)) }
+                    // Immediate: the tap starts on this thread and leaves it at its first suspension (the hop to
+                    // the card's thread), one thread wake-up fewer before the first command (docs/development.md,
+                    // "Tap latency").
+                    group.addImmediateTask { self.reporter.report(await self.process(tap)) }
                 }
             }
             logger.info("router.stopping")

@@ -118,7 +118,7 @@ struct Type3ReaderTests {
         ),
         (
             "10 04 01 00 0D 00 00 00 00 0A 01 00 00 00 00 2D", 9,
-            "WriteF 0A is not 00 or 0F"
+            "WriteF 0x0A is not 00 or 0F"
         ),
         (
             "10 04 01 00 0D 00 00 00 00 00 01 00 00 D1 00 F4", 11,
@@ -208,7 +208,7 @@ struct Type3ReaderTests {
         let channel = ScriptedChannel([
             (Fixtures.getUID, Self.idm + [0x90, 0x00]),
             Self.direct(Self.readFrame(0..<1, memory: old)),
-            Self.direct(Self.writeFrame(0..<1, data: Self.attribute(length: 5, writeFlag: 0x0F))),
+            Self.direct(Self.writeFrame(0..<1, data: Self.attribute(length: 0, writeFlag: 0x0F))),
             Self.direct(Self.writeFrame(1..<2, data: Array(padded[0..<16]))),
             Self.direct(Self.writeFrame(2..<3, data: Array(padded[16..<32]))),
             Self.direct(Self.writeFrame(0..<1, data: Self.attribute(length: 20))),
