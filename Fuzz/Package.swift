@@ -55,6 +55,14 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
         ),
         .executableTarget(
+            name: "fuzz-type3-reader",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        .executableTarget(
+            name: "fuzz-type1-reader",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        .executableTarget(
             name: "fuzz-rules",
             dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
         ),
