@@ -55,6 +55,19 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
         ),
         .executableTarget(
+            name: "fuzz-type3-reader",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        .executableTarget(
+            name: "fuzz-type1-reader",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        // Type 5 and Type 3 writes on a tag that vanishes after a fuzzed number of commands, read back.
+        .executableTarget(
+            name: "fuzz-writers",
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+        ),
+        .executableTarget(
             name: "fuzz-rules",
             dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
         ),

@@ -14,7 +14,8 @@ public struct Type5Writer: Sendable {
     ///   - message: the encoded NDEF message.
     ///   - channel: the channel to the tag.
     /// - Throws: `NFCTagError`: `malformedCapabilityContainer` (also for a tag that is not NDEF formatted),
-    ///   `readOnly` (CC write access not `00`, or the first UPDATE refused; the tag untouched),
+    ///   `readOnly` (CC write access not `00`, or the first UPDATE refused; the tag untouched), `readAccessDenied`
+    ///   (CC read access not `00`: the message could not be read back; the tag untouched),
     ///   `insufficientCapacity` (naming the message and data area sizes; the tag untouched), `tagRemoved`,
     ///   `unexpectedStatus`, `verificationFailed` (the read-back differs).
     public func write(_ message: [UInt8], to channel: some CardChannel) async throws {
@@ -25,6 +26,13 @@ public struct Type5Writer: Sendable {
             throw NFCTagError(
                 .readOnly, offset: 1,
                 "Type 5 capability container at byte 1: write access \(cc.writeAccess) forbids writing")
+        }
+        // The message could not be read back, nor by anyone else: refused before anything is written.
+        guard cc.isReadable else {
+            throw NFCTagError(
+                .readAccessDenied, offset: 1,
+                "Type 5 capability container at byte 1: read access \(cc.readAccess) forbids reading the message back; the tag is untouched"
+            )
         }
         let header: [UInt8] =
             message.count < 0xFF

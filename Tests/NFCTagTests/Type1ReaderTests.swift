@@ -62,6 +62,28 @@ struct Type1ReaderTests {
         #expect(error?.code == code)
     }
 
+    /// The dump parser (the oracle of `fuzz-type1-reader`) walks the TLVs as the read does: control TLVs reserve
+    /// bytes at tag addresses counted from byte 0, errors name tag byte 12 + index.
+    @Test(arguments: [
+        ("01 03 F2 30 33 02 03 F0 02 03 03 03 D0 00 00 FE", TagReading.Content.message(Hex.bytes("D0 00 00"))),
+        ("00 03 00 FE", .empty),
+        ("FE 03 03 D0 00 00", .absent),
+    ])
+    func theDumpParserAgreesWithTheRead(dataArea: String, content: TagReading.Content) async throws {
+        let bytes = Hex.bytes(dataArea) + [UInt8](repeating: 0, count: 92 - Hex.bytes(dataArea).count)
+        #expect(try Type1TLV.ndefMessage(inDataArea: bytes) == content)
+        let channel = ScriptedChannel([(Self.readAll, Self.answer(Self.header + bytes))])
+        #expect(try await Type1Reader().read(from: channel) == content)
+    }
+
+    @Test func theDumpParserNamesTheTagByteOfAMalformedTLV() {
+        let error = #expect(throws: NFCTagError.self) {
+            try Type1TLV.ndefMessage(inDataArea: Hex.bytes("00 00 03 60") + [UInt8](repeating: 0, count: 88))
+        }
+        #expect(error?.code == .malformedTLV)
+        #expect(error?.offset == 14)
+    }
+
     @Test func malformedCapabilityContainer() async throws {
         let channel = ScriptedChannel([(Self.readAll, Self.answer(Hex.bytes("3A 81 5C 0D 00 00 00 00 E1 20 3F 00")))])
         let error = await #expect(throws: NFCTagError.self) { try await Type1Reader().read(from: channel) }

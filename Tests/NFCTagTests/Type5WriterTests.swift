@@ -61,6 +61,17 @@ struct Type5WriterTests {
         #expect(channel.isFinished)
     }
 
+    /// Found by `fuzz-writers` (Fuzz/Corpus/fuzz-writers/regression-read-access-denied): a CC forbidding reads
+    /// but not writes had the message written, then the read-back refused, reporting `readAccessDenied` for a
+    /// tag that had been changed.
+    @Test func aCCForbiddingReadsIsRefusedWithTheTagUntouched() async throws {
+        let channel = ScriptedChannel(hex: [("FF B0 00 00 04", "E1 44 28 01 90 00")])
+        let error = await #expect(throws: NFCTagError.self) { try await Type5Writer().write(Self.message, to: channel) }
+        #expect(error?.code == .readAccessDenied)
+        #expect(error?.offset == 1)
+        #expect(channel.isFinished)
+    }
+
     @Test func tooLargeIsRefusedNamingBothSizes() async throws {
         let channel = ScriptedChannel(hex: [("FF B0 00 00 04", "E1 40 0E 01 90 00")])
         let error = await #expect(throws: NFCTagError.self) {
