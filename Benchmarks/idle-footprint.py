@@ -1,18 +1,23 @@
 #!/usr/bin/python3
 """Idle footprint of `tagrouter run`: resident memory, its split, and idle CPU (docs/development.md, "Footprint").
 
-  sudo Benchmarks/idle-footprint.py [--binary .build/release/tagrouter] [--settle 5] [--idle 30] [--top 12]
-                                    [--python]
+  sudo Benchmarks/idle-footprint.py [--binary .build/release/tagrouter] [--settle 15] [--idle 30] [--taps 0]
+                                    [--top 12] [--sections] [--dump-pages FILE] [--python]
 
 Starts a private pcscd (private mount namespace: root needed) with vpcd's two virtual readers on free ports,
-the way Benchmarks/tap-latency.py does, then `tagrouter run` on a rules folder with a webhook rule and a `run`
-rule and its state directory in a temporary directory. --settle seconds after the router logs "watching" it
-reads /proc/PID/smaps_rollup and /proc/PID/smaps and prints:
+the way Benchmarks/tap-latency.py does, a webhook receiver on 127.0.0.1, then `tagrouter run` on a rules
+folder with a webhook rule and a `run` rule and its state directory in a temporary directory. --settle seconds
+after the router logs "watching" (with --taps N: after that, N taps alternating between the two rules and the
+two readers, presented by `tagrouter emulate`, and --settle seconds more) it reads /proc/PID/smaps_rollup and
+/proc/PID/smaps and prints:
   - Rss, of it anonymous (the process's own heap and stacks) and file-backed (pages of the binary and the
     shared libraries that were touched), and Pss;
   - per mapped file, the resident KiB (all mappings of that file together), largest first (--top of them);
-then the CPU it used (utime+stime from /proc/PID/stat) over --idle seconds with both readers attached and no tag.
-With --python it measures Benchmarks/baseline-tap.py (the plain script, pyscard + urllib) the same way instead.
+  - with --sections, the binary's resident KiB per ELF section (from /proc/PID/pagemap);
+then the CPU it used (utime+stime from /proc/PID/stat) over --idle seconds with both readers attached and no
+tag, and Rss again. The router gives its start-up pages back 10 s after it starts (WorkingSetTrimmer): measure
+after that (the default --settle). With --python it measures Benchmarks/baseline-tap.py (the plain script,
+pyscard + urllib) the same way instead.
 It prints figures and asserts nothing.
 """
 import argparse, collections, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
@@ -130,7 +135,7 @@ def threads(pid):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=".build/release/tagrouter")
-    parser.add_argument("--settle", type=float, default=5, help="seconds after 'watching' before measuring")
+    parser.add_argument("--settle", type=float, default=15, help="seconds after 'watching' before measuring")
     parser.add_argument("--idle", type=float, default=30, help="seconds over which idle CPU is measured")
     parser.add_argument("--top", type=int, default=12, help="files listed by resident size")
     parser.add_argument("--taps", type=int, default=0,
@@ -152,9 +157,9 @@ def main():
     hook = f"http://127.0.0.1:{server.server_address[1]}/hook"
     with open(f"{work}/rules/idle.yaml", "w") as f:
         f.write("version: 1\nrules:\n"
-                "  - name: hook\n    match: { domains: [idle.example], paths: ['/hook/*'] }\n"
+                "  - name: hook\n    match: { domains: [idle.example], paths: ['/hook/*'] }\n    cooldown: 0\n"
                 f"    webhook: {{ url: '{hook}' }}\n"
-                "  - name: command\n    match: { domains: [idle.example], paths: ['/run/*'] }\n"
+                "  - name: command\n    match: { domains: [idle.example], paths: ['/run/*'] }\n    cooldown: 0\n"
                 "    run: ['/bin/true', '{uri}']\n")
     env = dict(os.environ, PCSCLITE_CSOCK_NAME=f"{work}/run/pcscd.comm")
     pcscd = subprocess.Popen(["unshare", "-m", "sh", "-c",
@@ -178,6 +183,8 @@ def main():
             ready = wait_for(lambda: "watching" in open(f"{work}/subject.log").read(), 10)
         if not ready:
             sys.exit(f"{subject} did not start; see {work}/subject.log")
+        if args.taps:
+            time.sleep(args.settle)
         for tap in range(args.taps):
             path = "hook" if tap % 2 == 0 else "run"
             subprocess.run([binary, "emulate", "--uri", f"https://idle.example/{path}/{tap}", "--vpcd",
@@ -197,8 +204,8 @@ def main():
         used = cpu_seconds(process.pid) - before
         after = rollup(process.pid)
         anonymous = totals.get("Anonymous", 0)
-        taps = f"{args.taps} taps ({Receiver.received} webhooks received) and " if args.taps else ""
-        print(f"{subject}, idle with two virtual readers, {taps}{args.settle:g} s after start-up "
+        taps = f", {args.taps} taps ({Receiver.received} webhooks received) and {args.settle:g} s" if args.taps else ""
+        print(f"{subject}, idle with two virtual readers, {args.settle:g} s after start-up{taps} "
               f"({threads(process.pid)} threads)")
         print(f"{'what':<44}{'KiB':>9}{'MiB':>8}")
         rows = [("Rss", totals.get("Rss", 0)), ("  anonymous (heap, stacks)", anonymous),
