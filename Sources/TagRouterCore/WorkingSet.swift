@@ -11,7 +11,8 @@
 /// an idle router never runs it again. `madvise(MADV_DONTNEED)` on a private, read-only file mapping without
 /// anonymous (copied-on-write) pages only drops the mapping's page-table entries: the pages stay in the page
 /// cache and the next access maps them again from there, with the file's unchanged contents. Mappings that are
-/// or were writable (data, relocated `.data.rel.ro`), locked ones and other files are never touched.
+/// writable, hold copied pages (the relocated `.data.rel.ro`, resident or swapped out), locked ones and other
+/// files are never touched.
 enum WorkingSet {
     /// One mapping of `/proc/self/smaps`, with the figures the choice needs.
     struct Mapping: Equatable {
@@ -29,6 +30,8 @@ enum WorkingSet {
         var anonymousKiB = 0
         /// Locked KiB (`mlock`).
         var lockedKiB = 0
+        /// Swapped-out KiB: anonymous pages that `Anonymous` no longer counts.
+        var swapKiB = 0
     }
 
     /// Parses `/proc/PID/smaps` text; lines it does not know are skipped.
@@ -45,6 +48,7 @@ enum WorkingSet {
                 case "Rss:": result[result.count - 1].residentKiB = kib
                 case "Anonymous:": result[result.count - 1].anonymousKiB = kib
                 case "Locked:": result[result.count - 1].lockedKiB = kib
+                case "Swap:": result[result.count - 1].swapKiB = kib
                 default: break
                 }
                 continue
@@ -59,7 +63,8 @@ enum WorkingSet {
         return result
     }
 
-    /// The mappings whose pages may be dropped: of `executable`, private, never writable, no anonymous and no
+    /// The mappings whose pages may be dropped: of `executable`, private, never writable, no anonymous page
+    /// (resident or swapped out: a copied page dropped would come back as the file's unrelocated bytes), no
     /// locked page, something resident.
     /// - Parameters:
     ///   - mappings: every mapping of the process.
@@ -68,7 +73,7 @@ enum WorkingSet {
     static func releasable(_ mappings: [Mapping], executable: String) -> [Mapping] {
         mappings.filter {
             $0.path == executable && ($0.permissions == "r-xp" || $0.permissions == "r--p") && $0.anonymousKiB == 0
-                && $0.lockedKiB == 0 && $0.residentKiB > 0
+                && $0.swapKiB == 0 && $0.lockedKiB == 0 && $0.residentKiB > 0
         }
     }
 

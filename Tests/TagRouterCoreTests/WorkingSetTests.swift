@@ -29,6 +29,11 @@ private let smaps = """
     Rss:                  64 kB
     Anonymous:             0 kB
     Locked:               64 kB
+    5581c27a0000-5581c27b0000 r--p 01da0000 08:01 1311 /usr/bin/tagrouter
+    Rss:                  32 kB
+    Anonymous:             0 kB
+    Swap:                 16 kB
+    Locked:                0 kB
     7f00c0000000-7f00c0200000 r-xp 00028000 08:01 2048 /usr/lib/x86_64-linux-gnu/libc.so.6
     Rss:                1592 kB
     Anonymous:             0 kB
@@ -45,20 +50,21 @@ private let smaps = """
 
 @Test func smapsMappingsAreParsed() {
     let mappings = WorkingSet.mappings(smaps: smaps)
-    #expect(mappings.count == 10)
+    #expect(mappings.count == 11)
     #expect(
         mappings[1]
             == WorkingSet.Mapping(
                 start: 0x5581_c0a2_c000, end: 0x5581_c260_0000, permissions: "r-xp", path: "/usr/bin/tagrouter",
-                residentKiB: 15872, anonymousKiB: 0, lockedKiB: 0))
+                residentKiB: 15872, anonymousKiB: 0, lockedKiB: 0, swapKiB: 0))
     #expect(mappings[2].anonymousKiB == 640)
     #expect(mappings[5].lockedKiB == 64)
-    #expect(mappings[8].path == "")
-    #expect(mappings[9].path == "[vdso]")
+    #expect(mappings[6].swapKiB == 16)
+    #expect(mappings[9].path == "")
+    #expect(mappings[10].path == "[vdso]")
 }
 
 /// Which mappings may be given back, by start address: only the executable's private, never writable ones with
-/// no anonymous (relocated) page, no locked page and something resident.
+/// no anonymous (relocated) page resident or swapped out, no locked page and something resident.
 @Test(
     arguments: [
         (0x5581_c0a0_0000, true),  // r--p headers, .rodata: clean
@@ -67,6 +73,7 @@ private let smaps = """
         (0x5581_c270_0000, false),  // rw-p data
         (0x5581_c278_0000, false),  // nothing resident
         (0x5581_c279_0000, false),  // locked
+        (0x5581_c27a_0000, false),  // copied pages swapped out
         (0x7f00_c000_0000, false),  // another file (libc)
         (0x7f00_c100_0000, false),  // a shared mapping
         (0x7f00_c200_0000, false),  // anonymous memory
