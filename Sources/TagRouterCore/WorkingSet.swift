@@ -2,17 +2,17 @@
     import Glibc
 #endif
 
-/// The executable's clean, read-only pages that start-up touched, given back to the kernel once the router runs
-/// (docs/development.md, "Footprint").
+/// The clean, read-only pages of mapped files (the executable, the shared libraries) that start-up touched, given
+/// back to the kernel once the router runs (docs/development.md, "Footprint").
 ///
 /// A page of a mapped file counts in the resident set once the process touched it, and the kernel maps 64 KiB
 /// around each page fault (fault-around): start-up (argument parsing, the YAML parser, the state database's
-/// migrations, the Swift runtime's first metadata lookups) leaves most of the executable's code resident although
-/// an idle router never runs it again. `madvise(MADV_DONTNEED)` on a private, read-only file mapping without
-/// anonymous (copied-on-write) pages only drops the mapping's page-table entries: the pages stay in the page
-/// cache and the next access maps them again from there, with the file's unchanged contents. Mappings that are
-/// writable, hold copied pages (the relocated `.data.rel.ro`, resident or swapped out), locked ones and other
-/// files are never touched.
+/// migrations, TLS and SQLite initialisation, the Swift runtime's first metadata lookups) leaves most of the
+/// executable's code resident although an idle router never runs it again. `madvise(MADV_DONTNEED)` on a
+/// private, read-only file mapping with no copied-on-write page only drops the mapping's page-table entries: the
+/// pages stay in the page cache and the next access maps them again from there, with the file's contents, which
+/// are what they held. Writable mappings, mappings holding copied pages (a relocated `.data.rel.ro`, resident or
+/// swapped out), locked ones, shared ones and anonymous memory are never touched.
 enum WorkingSet {
     /// One mapping of `/proc/self/smaps`, with the figures the choice needs.
     struct Mapping: Equatable {
@@ -63,27 +63,25 @@ enum WorkingSet {
         return result
     }
 
-    /// The mappings whose pages may be dropped: of `executable`, private, never writable, no anonymous page
-    /// (resident or swapped out: a copied page dropped would come back as the file's unrelocated bytes), no
-    /// locked page, something resident.
-    /// - Parameters:
-    ///   - mappings: every mapping of the process.
-    ///   - executable: the executable's path as `/proc/self/exe` resolves it.
+    /// The mappings whose pages may be dropped: of a file, private, read-only, no anonymous page (resident or
+    /// swapped out: a copied page dropped would come back as the file's bytes, unrelocated), no locked page,
+    /// something resident.
+    /// - Parameter mappings: every mapping of the process.
     /// - Returns: those mappings.
-    static func releasable(_ mappings: [Mapping], executable: String) -> [Mapping] {
+    static func releasable(_ mappings: [Mapping]) -> [Mapping] {
         mappings.filter {
-            $0.path == executable && ($0.permissions == "r-xp" || $0.permissions == "r--p") && $0.anonymousKiB == 0
+            $0.path.hasPrefix("/") && ($0.permissions == "r-xp" || $0.permissions == "r--p") && $0.anonymousKiB == 0
                 && $0.swapKiB == 0 && $0.lockedKiB == 0 && $0.residentKiB > 0
         }
     }
 
-    /// Drops the resident pages of the executable's releasable mappings (``releasable(_:executable:)``).
+    /// Drops the resident pages of the process's releasable mappings (``releasable(_:)``).
     /// - Returns: the resident KiB of the mappings given back, or `nil` where `/proc` cannot tell (not Linux).
-    static func releaseExecutablePages() -> Int? {
+    static func releaseFilePages() -> Int? {
         #if os(Linux)
-            guard let executable = resolvedExecutable(), let smaps = read("/proc/self/smaps") else { return nil }
+            guard let smaps = read("/proc/self/smaps") else { return nil }
             var released = 0
-            for mapping in releasable(mappings(smaps: smaps), executable: executable) {
+            for mapping in releasable(mappings(smaps: smaps)) {
                 guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
                 if madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
                     released += mapping.residentKiB
@@ -95,15 +93,20 @@ enum WorkingSet {
         #endif
     }
 
-    #if os(Linux)
-        /// Where `/proc/self/exe` points.
-        static func resolvedExecutable() -> String? {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-            guard count > 0 else { return nil }
-            return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+    /// The process's resident KiB (`Rss` of `/proc/self/smaps_rollup`), or `nil` where `/proc` cannot tell.
+    static func residentKiB() -> Int? {
+        #if os(Linux)
+            guard let rollup = read("/proc/self/smaps_rollup") else { return nil }
+            for line in rollup.split(separator: "\n") where line.hasPrefix("Rss:") {
+                return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
+            }
+            return nil
+        #else
+            return nil
+        #endif
+    }
 
+    #if os(Linux)
         /// The whole of a `/proc` file (whose size `stat` reports as 0), or `nil` when it cannot be read.
         static func read(_ path: String) -> String? {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -63,8 +63,8 @@ private let smaps = """
     #expect(mappings[10].path == "[vdso]")
 }
 
-/// Which mappings may be given back, by start address: only the executable's private, never writable ones with
-/// no anonymous (relocated) page resident or swapped out, no locked page and something resident.
+/// Which mappings may be given back, by start address: only private, read-only ones of a file with no anonymous
+/// (relocated) page resident or swapped out, no locked page and something resident.
 @Test(
     arguments: [
         (0x5581_c0a0_0000, true),  // r--p headers, .rodata: clean
@@ -74,34 +74,66 @@ private let smaps = """
         (0x5581_c278_0000, false),  // nothing resident
         (0x5581_c279_0000, false),  // locked
         (0x5581_c27a_0000, false),  // copied pages swapped out
-        (0x7f00_c000_0000, false),  // another file (libc)
+        (0x7f00_c000_0000, true),  // a library's code (libc)
         (0x7f00_c100_0000, false),  // a shared mapping
         (0x7f00_c200_0000, false),  // anonymous memory
         (0x7ffd_0000_0000, false),  // the vDSO
     ] as [(UInt, Bool)])
 func releasableMappings(start: UInt, released: Bool) {
-    let chosen = WorkingSet.releasable(WorkingSet.mappings(smaps: smaps), executable: "/usr/bin/tagrouter")
+    let chosen = WorkingSet.releasable(WorkingSet.mappings(smaps: smaps))
     #expect(chosen.contains { $0.start == start } == released)
 }
 
-/// The real thing, on this test process: its executable's clean pages are given back and it runs on, mapping
-/// again from the page cache what it needs (this very code among them).
-@Test func executablePagesAreReleasedAndTheProcessRunsOn() throws {
+/// The real thing, on this test process: the clean pages of its executable and libraries are given back and it
+/// runs on, mapping again from the page cache what it needs (this very code among them).
+@Test func filePagesAreReleasedAndTheProcessRunsOn() throws {
     #if os(Linux)
-        let executable = try #require(WorkingSet.resolvedExecutable())
         func resident() throws -> Int {
             let text = try #require(WorkingSet.read("/proc/self/smaps"))
-            return WorkingSet.releasable(WorkingSet.mappings(smaps: text), executable: executable)
-                .reduce(0) { $0 + $1.residentKiB }
+            return WorkingSet.releasable(WorkingSet.mappings(smaps: text)).reduce(0) { $0 + $1.residentKiB }
         }
         let before = try resident()
-        let released = try #require(WorkingSet.releaseExecutablePages())
+        let released = try #require(WorkingSet.releaseFilePages())
         #expect(released > 0)
         #expect(released >= before / 2)
-        // Code and constants run after the release come back: the test goes on and so does the executable.
+        // Code and constants used after the release come back: the test goes on, and so do the libraries.
         #expect(String(decoding: [0x6F, 0x6B], as: UTF8.self) == "ok")
         #expect(try resident() < before)
     #else
-        #expect(WorkingSet.releaseExecutablePages() == nil)
+        #expect(WorkingSet.releaseFilePages() == nil)
+    #endif
+}
+
+/// When pages are released again: resident KiB found at successive checks after a release that left 14,000 KiB,
+/// and whether each check releases (2 MiB growth, then no change over an interval).
+@Test(
+    arguments: [
+        ([14_000, 14_100, 14_050], [false, false, false]),  // idle: no growth
+        ([22_000, 22_000], [false, true]),  // a tap, then a quiet interval
+        ([18_000, 22_000, 22_100], [false, false, true]),  // taps across two checks, then quiet (100 KiB of noise)
+        ([22_000, 22_500, 22_600], [false, false, true]),  // 500 KiB more is not steady, 100 KiB is
+        ([15_000, 15_000, 15_000], [false, false, false]),  // steady but only 1,000 KiB above the baseline
+    ] as [([Int], [Bool])])
+func releaseSchedule(residents: [Int], releases: [Bool]) {
+    var schedule = WorkingSetTrimmer.Schedule(releasedTo: 14_000)
+    var decisions: [Bool] = []
+    for resident in residents { decisions.append(schedule.checked(resident: resident)) }
+    #expect(decisions == releases)
+}
+
+@Test func afterAReleaseTheNewBaselineCounts() {
+    var schedule = WorkingSetTrimmer.Schedule(releasedTo: 14_000)
+    var decisions = [schedule.checked(resident: 22_000), schedule.checked(resident: 22_000)]
+    schedule.released(resident: 14_500)
+    for resident in [14_500, 16_700, 16_700] { decisions.append(schedule.checked(resident: resident)) }
+    #expect(decisions == [false, true, false, false, true])
+}
+
+@Test func residentSetIsReadFromProc() throws {
+    #if os(Linux)
+        let resident = try #require(WorkingSet.residentKiB())
+        #expect(resident > 1024)
+    #else
+        #expect(WorkingSet.residentKiB() == nil)
     #endif
 }
