@@ -210,7 +210,8 @@ def main():
         print(f"{'what':<44}{'KiB':>9}{'MiB':>8}")
         rows = [("Rss", totals.get("Rss", 0)), ("  anonymous (heap, stacks)", anonymous),
                 ("  file-backed (binary, libraries, data)", totals.get("Rss", 0) - anonymous),
-                ("Pss", totals.get("Pss", 0)), (f"Rss after {args.idle:g} s idle", after.get("Rss", 0))]
+                ("Pss", totals.get("Pss", 0)), (f"Rss after {args.idle:g} s idle", after.get("Rss", 0)),
+                ("  anonymous", after.get("Anonymous", 0))]
         for what, kib in rows:
             print(f"{what:<44}{kib:>9}{kib / 1024:>8.1f}")
         print(f"\n{'resident per mapping':<44}{'KiB':>9}")
