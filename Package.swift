@@ -107,7 +107,15 @@ let package = Package(
                 "TagRouterCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // Release builds on Linux: lld and no exported symbol table, 6 MiB less resident memory
+            // (docs/development.md, "Footprint").
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "--no-export-dynamic"],
+                    .when(platforms: [.linux], configuration: .release)
+                )
+            ]
         ),
         .target(
             name: "TestSupport",

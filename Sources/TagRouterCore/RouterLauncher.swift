@@ -84,6 +84,7 @@ public enum RouterLauncher {
                 ?? .dryRun,
             history: outbox, metrics: metrics, logger: logger)
         services.append(RulesReloader(store: store, logger: logger))
+        if settings.releasesIdlePages { services.append(WorkingSetTrimmer(logger: logger)) }
         do {
             var fetch = try AssociationFetcher.Configuration.from(environment: environment)
             fetch.userAgent = "tagrouter/\(Version.current)"

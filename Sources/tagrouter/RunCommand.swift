@@ -41,6 +41,14 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "duration"))
     var aasaRefresh = "24h"
 
+    @Flag(
+        help: """
+            Hand the binary's and libraries' clean pages back to the kernel 10 s after start-up and after quiet \
+            spells: idle memory about 14 MiB instead of 28, the first tap after a quiet spell a few tenths of a \
+            millisecond slower.
+            """)
+    var releaseIdlePages = false
+
     private var options: RunOptions {
         var options = RunOptions()
         options.rules = rules.rules
@@ -52,6 +60,7 @@ struct RunCommand: AsyncParsableCommand {
         options.logLevel = logLevel
         options.logFormat = logFormat
         options.associationRefresh = aasaRefresh
+        options.releasesIdlePages = releaseIdlePages
         return options
     }
 

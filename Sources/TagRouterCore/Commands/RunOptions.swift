@@ -22,6 +22,8 @@ public struct RunOptions: Sendable {
     public var logFormat = "text"
     /// `--aasa-refresh`: how often live association files are checked again (`24h`, `30m`, …).
     public var associationRefresh = "24h"
+    /// `--release-idle-pages`: hand the binary's and libraries' clean pages back to the kernel when idle.
+    public var releasesIdlePages = false
 
     /// Options with every default.
     public init() {}
@@ -89,6 +91,7 @@ extension RouterLauncher {
             metricsAddress: try options.metrics.map(RunOptions.address),
             concurrency: options.concurrency)
         settings.associationRefreshInterval = try RunOptions.refreshInterval(options.associationRefresh)
+        settings.releasesIdlePages = options.releasesIdlePages
         let outcome = try await run(
             settings: settings, environment: HostDefaults.environment, logger: Logger(label: "tagrouter"),
             printError: Terminal.printError)
