@@ -158,6 +158,10 @@ public final class AssociationFetcher: Sendable {
             }
         } catch let error as ActionError {
             throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            // The client's own deadline is the same timeout; on a loaded machine it can fire first. Same sentence.
+            throw ActionError(
+                .associationFetch, "\(domain): no complete answer within \(Self.seconds(timeout)) (timeout)")
         } catch {
             throw ActionError(.associationFetch, "\(domain): \(Self.describe(error))")
         }
