@@ -189,7 +189,7 @@ struct WebhookDeliveryTests {
             try worker.enqueue(
                 WebhookRequest(
                     url: "http://127.0.0.1:\(server.port)/h",
-                    retryFor: .milliseconds(800),
+                    retryFor: .seconds(2),
                     eventID: eventID,
                     rule: "r"
                 )
