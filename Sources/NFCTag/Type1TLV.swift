@@ -8,16 +8,7 @@ public enum Type1TLV {
     /// - Throws: `NFCTagError.malformedTLV` naming the tag byte address (12 + index) for a truncated TLV or a
     ///   length past the data area.
     public static func ndefMessage(inDataArea dataArea: [UInt8]) throws -> TagReading.Content {
-        var walker = Type2TLVWalker(dataAreaSize: dataArea.count, baseAddress: 12, label: "Type 1")
-        switch try walker.step(dataArea, available: dataArea.count) {
-        case .need:
-            preconditionFailure("the walker asked for bytes past a complete data area")
-        case .noNDEF:
-            return .absent
-        case .ndef(_, _, length: 0):
-            return .empty
-        case .ndef(let start, let end, _):
-            return .message(walker.value(dataArea, start: start, end: end))
-        }
+        let walker = Type2TLVWalker(dataAreaSize: dataArea.count, baseAddress: 12, label: "Type 1")
+        return try walker.content(ofWhole: dataArea)
     }
 }

@@ -9,16 +9,7 @@ public enum Type2TLV {
     /// - Throws: `NFCTagError.malformedTLV`, naming the tag byte address (16 + index), for a truncated TLV or a
     ///   length that runs past the data area.
     public static func ndefMessage(inDataArea dataArea: [UInt8]) throws -> TagReading.Content {
-        var walker = Type2TLVWalker(dataAreaSize: dataArea.count)
-        switch try walker.step(dataArea, available: dataArea.count) {
-        case .need:
-            preconditionFailure("the walker asked for bytes past a complete data area")
-        case .noNDEF:
-            return .absent
-        case .ndef(_, _, length: 0):
-            return .empty
-        case .ndef(let start, let end, _):
-            return .message(walker.value(dataArea, start: start, end: end))
-        }
+        let walker = Type2TLVWalker(dataAreaSize: dataArea.count)
+        return try walker.content(ofWhole: dataArea)
     }
 }

@@ -60,6 +60,25 @@ struct Type2TLVWalker {
         }
     }
 
+    /// What a whole data area already in memory holds, walked from the start (the dump parsers `Type1TLV`,
+    /// `Type2TLV` and `Type5TLV` share this).
+    /// - Parameter dataArea: the whole data area.
+    /// - Returns: `.message`, `.empty` for an NDEF TLV of length 0, `.absent` when none comes first.
+    /// - Throws: `NFCTagError.malformedTLV`, as ``step(_:available:)``.
+    func content(ofWhole dataArea: [UInt8]) throws(NFCTagError) -> TagReading.Content {
+        var walker = self
+        switch try walker.step(dataArea, available: dataArea.count) {
+        case .need:
+            preconditionFailure("the walker asked for bytes past a complete data area")
+        case .noNDEF:
+            return .absent
+        case .ndef(_, _, length: 0):
+            return .empty
+        case .ndef(let start, let end, _):
+            return .message(walker.value(dataArea, start: start, end: end))
+        }
+    }
+
     /// Goes on with the walk over `bytes[0..<available]`.
     /// - Parameters:
     ///   - bytes: the data-area bytes read so far.

@@ -10,17 +10,8 @@ public enum Type5TLV {
     /// - Throws: `NFCTagError.malformedTLV` naming the tag byte address for a truncated TLV or a length past the
     ///   data area.
     public static func ndefMessage(inDataArea dataArea: [UInt8], ccSize: Int) throws -> TagReading.Content {
-        var walker = Type2TLVWalker(
+        let walker = Type2TLVWalker(
             dataAreaSize: dataArea.count, baseAddress: ccSize, label: "Type 5", hasControlTLVs: false)
-        switch try walker.step(dataArea, available: dataArea.count) {
-        case .need:
-            preconditionFailure("the walker asked for bytes past a complete data area")
-        case .noNDEF:
-            return .absent
-        case .ndef(_, _, length: 0):
-            return .empty
-        case .ndef(let start, let end, _):
-            return .message(walker.value(dataArea, start: start, end: end))
-        }
+        return try walker.content(ofWhole: dataArea)
     }
 }
