@@ -56,7 +56,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "fuzz-type3-reader",
-            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+            dependencies: [
+                "FuzzSupport", .product(name: "NFCTag", package: "TagRouter"),
+                .product(name: "VirtualTag", package: "TagRouter"),
+            ]
         ),
         .executableTarget(
             name: "fuzz-type1-reader",
@@ -65,7 +68,10 @@ let package = Package(
         // Type 5 and Type 3 writes on a tag that vanishes after a fuzzed number of commands, read back.
         .executableTarget(
             name: "fuzz-writers",
-            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
+            dependencies: [
+                "FuzzSupport", .product(name: "NFCTag", package: "TagRouter"),
+                .product(name: "VirtualTag", package: "TagRouter"),
+            ]
         ),
         .executableTarget(
             name: "fuzz-rules",

@@ -1,5 +1,6 @@
 import FuzzSupport
 import NFCTag
+import VirtualTag
 
 /// A FeliCa card whose user blocks are given, answering `FF CA`, Polling, Read and Write Without Encryption as
 /// `Sources/VirtualTag/FeliCaCard.swift` does, through the ACR122U (PN532), ACR1252U (direct) or Identiv
@@ -60,35 +61,17 @@ final class FeliCaMemoryCard: CardChannel, @unchecked Sendable {
 
     /// Answers a FeliCa frame; nil when the card stays silent.
     private func answer(_ frame: [UInt8]) -> [UInt8]? {
-        guard frame.count >= 2, Int(frame[0]) == frame.count else { return nil }
-        if frame[1] == 0x00 {
-            guard frame.count == 6 else { return nil }
-            let system = Int(frame[2]) << 8 | Int(frame[3])
+        switch FeliCaCommand(frame: frame, idm: idm) {
+        case nil:
+            return nil
+        case .polling(let system):
             guard system == 0xFFFF || system == 0x12FC else { return nil }
             return framed([0x01] + idm + pmm)
+        case .unsupportedServiceCount(let code):
+            return framed([code + 1] + idm + [0x01, 0xA1])
+        case .blocks(let code, let service, let blocks, let data):
+            return framed([code + 1] + idm + serve(code: code, service: service, blocks: blocks, data: data))
         }
-        guard frame.count >= 13, Array(frame[2..<10]) == idm else { return nil }
-        let code = frame[1]
-        guard code == 0x06 || code == 0x08 else { return nil }
-        let serviceCount = Int(frame[10])
-        guard serviceCount == 1, frame.count >= 14 else { return framed([code + 1] + idm + [0x01, 0xA1]) }
-        let service = Int(frame[12]) << 8 | Int(frame[11])
-        let count = Int(frame[13])
-        var blocks: [Int] = []
-        var index = 14
-        for _ in 0..<count {
-            guard index + 1 < frame.count else { return nil }
-            if frame[index] & 0x80 != 0 {
-                blocks.append(Int(frame[index + 1]))
-                index += 2
-            } else {
-                guard index + 2 < frame.count else { return nil }
-                blocks.append(Int(frame[index + 2]) << 8 | Int(frame[index + 1]))
-                index += 3
-            }
-        }
-        let data = Array(frame[index...])
-        return framed([code + 1] + idm + serve(code: code, service: service, blocks: blocks, data: data))
     }
 
     /// The parameters after the IDm: `SF1 SF2 [n data]`.
