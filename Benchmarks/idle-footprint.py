@@ -20,8 +20,9 @@ tag, and Rss again. With --release-idle-pages the router runs with that option a
 pyscard + urllib) the same way instead.
 It prints figures and asserts nothing.
 """
-import argparse, collections, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, collections, os, shutil, signal, subprocess, sys, tempfile, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from private_pcscd import cpu_seconds, free_port_pair, start as start_pcscd, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -40,35 +41,6 @@ class Receiver(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-def free_port_pair():
-    """A port p with p+1 free as well: vpcd's two readers listen on CHANNELID and CHANNELID+1."""
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port < 65000:
-            try:
-                with socket.socket() as t:
-                    t.bind(("127.0.0.1", port + 1))
-                return port
-            except OSError:
-                continue
-
-
-def wait_for(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
-
-
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rollup(pid):
@@ -148,11 +120,7 @@ def main():
     binary = os.path.abspath(args.binary)
     work = tempfile.mkdtemp(prefix="idle-footprint-")
     port = free_port_pair()
-    for folder in ("run", "conf.d", "rules"):
-        os.makedirs(f"{work}/{folder}")
-    with open(f"{work}/conf.d/vpcd", "w") as f:
-        f.write(f'FRIENDLYNAME "Virtual PCD"\nDEVICENAME /dev/null:0x{port:X}\n'
-                f"LIBPATH /usr/lib/pcsc/drivers/serial/libifdvpcd.so\nCHANNELID 0x{port:X}\n")
+    os.makedirs(f"{work}/rules")
     server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     hook = f"http://127.0.0.1:{server.server_address[1]}/hook"
@@ -162,14 +130,9 @@ def main():
                 f"    webhook: {{ url: '{hook}' }}\n"
                 "  - name: command\n    match: { domains: [idle.example], paths: ['/run/*'] }\n    cooldown: 0\n"
                 "    run: ['/bin/true', '{uri}']\n")
-    env = dict(os.environ, PCSCLITE_CSOCK_NAME=f"{work}/run/pcscd.comm")
-    pcscd = subprocess.Popen(["unshare", "-m", "sh", "-c",
-                              f"mount --bind {work}/run /run/pcscd && exec pcscd -f -c {work}/conf.d"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pcscd, env = start_pcscd(work, port)
     process = None
     try:
-        if not wait_for(lambda: os.path.exists(f"{work}/run/pcscd.comm"), 5):
-            sys.exit("pcscd did not start")
         time.sleep(0.5)
         log = open(f"{work}/subject.log", "w")
         if args.python:

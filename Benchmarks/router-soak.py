@@ -15,26 +15,8 @@ It starts a private pcscd (private mount namespace: root needed) with two virtua
      (utime+stime from /proc) and resident memory (VmRSS).
 It prints the figures; it asserts nothing about time.
 """
-import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
-
-
-def free_port_pair():
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port < 65000:
-            try:
-                with socket.socket() as t:
-                    t.bind(("127.0.0.1", port + 1))
-                return port
-            except OSError:
-                continue
-
-
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+import argparse, json, os, shutil, signal, subprocess, sys, tempfile, time
+from private_pcscd import cpu_seconds, free_port_pair, start as start_pcscd
 
 
 def rss_kib(pid):
@@ -60,26 +42,14 @@ def main():
     binary = os.path.abspath(args.binary)
     work = tempfile.mkdtemp(prefix="router-soak-")
     port = free_port_pair()
-    os.makedirs(f"{work}/run")
-    os.makedirs(f"{work}/conf.d")
     os.makedirs(f"{work}/rules")
-    with open(f"{work}/conf.d/vpcd", "w") as f:
-        f.write(f'FRIENDLYNAME "Virtual PCD"\nDEVICENAME /dev/null:0x{port:X}\n'
-                f"LIBPATH /usr/lib/pcsc/drivers/serial/libifdvpcd.so\nCHANNELID 0x{port:X}\n")
     out = f"{work}/dispatched.txt"
     with open(f"{work}/rules/soak.yaml", "w") as f:
         f.write("version: 1\nrules:\n  - name: soak\n    cooldown: 0\n    match: { any: true }\n"
                 f'    run: ["/bin/sh", "-c", "echo \\"$1\\" >> {out}", "sh", "{{uri}}"]\n')
-    env = dict(os.environ, PCSCLITE_CSOCK_NAME=f"{work}/run/pcscd.comm")
-    pcscd = subprocess.Popen(["unshare", "-m", "sh", "-c",
-                              f"mount --bind {work}/run /run/pcscd && exec pcscd -f -c {work}/conf.d"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pcscd, env = start_pcscd(work, port)
     router = None
     try:
-        for _ in range(100):
-            if os.path.exists(f"{work}/run/pcscd.comm"):
-                break
-            time.sleep(0.05)
         log = open(f"{work}/router.log", "w")
         router = subprocess.Popen([binary, "run", "--rules", f"{work}/rules", "--state-dir", f"{work}/state",
                                    "--log-format", "json"], env=env, stdout=log, stderr=log)

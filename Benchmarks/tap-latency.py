@@ -19,8 +19,9 @@ tap, three stretches:
 and their sum, ATR -> action. It prints the median of each for both and the ratio of the medians of the sums.
 It asserts nothing.
 """
-import argparse, json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, json, os, re, shutil, signal, statistics, subprocess, sys, tempfile, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from private_pcscd import free_port, start as start_pcscd, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARRIVALS = {}
@@ -42,12 +43,6 @@ class Receiver(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def realtime_offset():
@@ -74,15 +69,6 @@ def stretches(timeline, arrived):
             len(commands)]
 
 
-def wait_for(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=".build/release/tagrouter")
@@ -95,11 +81,8 @@ def main():
     binary = os.path.abspath(args.binary)
     work = tempfile.mkdtemp(prefix="tap-latency-")
     port = free_port()
-    for folder in ("run", "conf.d", "rules", "timelines"):
+    for folder in ("rules", "timelines"):
         os.makedirs(f"{work}/{folder}")
-    with open(f"{work}/conf.d/vpcd", "w") as f:
-        f.write(f'FRIENDLYNAME "Virtual PCD"\nDEVICENAME /dev/null:0x{port:X}\n'
-                f"LIBPATH /usr/lib/pcsc/drivers/serial/libifdvpcd.so\nCHANNELID 0x{port:X}\n")
     server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     hook = f"http://127.0.0.1:{server.server_address[1]}/hook"
@@ -113,15 +96,10 @@ def main():
         script = [f"{HERE}/baseline-tap.py", "--run"] + record
     with open(f"{work}/rules/bench.yaml", "w") as f:
         f.write(f"version: 1\nrules:\n  - name: bench\n    cooldown: 0\n    match: {{ any: true }}\n{action}")
-    env = dict(os.environ, PCSCLITE_CSOCK_NAME=f"{work}/run/pcscd.comm")
-    pcscd = subprocess.Popen(["unshare", "-m", "sh", "-c",
-                              f"mount --bind {work}/run /run/pcscd && exec pcscd -f -c {work}/conf.d"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pcscd, env = start_pcscd(work, port)
     offset = realtime_offset()
     results = {"script": [], "tagrouter": []}
     try:
-        if not wait_for(lambda: os.path.exists(f"{work}/run/pcscd.comm"), 5):
-            sys.exit("pcscd did not start")
         time.sleep(0.5)
         for round_ in range(args.rounds):
             for subject in ("script", "tagrouter"):
