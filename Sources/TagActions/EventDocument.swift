@@ -95,15 +95,6 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         return out
     }
 
-    /// The document as `JSONEncoder` writes it: what ``jsonBytes()`` must equal (compared in the tests).
-    /// - Returns: the JSON bytes.
-    public func jsonBytesFromEncoder() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding strings, optionals and arrays of them cannot fail.
-        return Array(try! encoder.encode(self))
-    }
-
     /// The document as a JSON string.
     public func jsonString() -> String {
         String(decoding: jsonBytes(), as: UTF8.self)

@@ -6,6 +6,8 @@ import NDEF
 /// reading the tag and queueing its webhook (docs/development.md, "Tap latency"); `EventDocumentTests` compares the
 /// two on a table of documents.
 enum JSONText {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     /// Appends `text` as a JSON string.
     static func append(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
@@ -19,8 +21,7 @@ enum JSONText {
             case 0x0D: out += [0x5C, UInt8(ascii: "r")]
             case 0x09: out += [0x5C, UInt8(ascii: "t")]
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
             default: out.append(byte)
             }
         }
