@@ -6,12 +6,15 @@ import Foundation
 /// It is also a task executor: code run with it as the preferred executor (``PCSCContext/withThread(_:)``)
 /// executes on this thread, and then ``run(_:)`` calls pcsc-lite directly instead of hopping to the thread and
 /// back for every command. The thread lives until the owner is deinitialised; jobs still queued are run first.
-final class BlockingThread: TaskExecutor, Sendable {
+///
+/// A context has one of its own unless it is given one (``PCSCContext/establish(logger:thread:)``): the router's
+/// card reader keeps one thread for all the contexts it establishes over time, and handles reader events on it.
+public final class BlockingThread: TaskExecutor, Sendable {
     private let queue: JobQueue
 
     /// Starts the thread.
     /// - Parameter name: the thread name, seen in debuggers and `top -H`.
-    init(name: String) {
+    public init(name: String) {
         let queue = JobQueue()
         self.queue = queue
         let thread = Thread { queue.runUntilStopped() }
@@ -42,7 +45,7 @@ final class BlockingThread: TaskExecutor, Sendable {
     }
 
     /// Runs a task's job on the thread (the `TaskExecutor` requirement).
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.enqueue { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }

@@ -28,11 +28,13 @@ public final class PCSCContext: Sendable {
     }
 
     /// Establishes a context with pcscd.
-    /// - Parameter logger: where the context logs.
+    /// - Parameters:
+    ///   - logger: where the context logs.
+    ///   - thread: the thread its calls run on; a new one of its own by default.
     /// - Returns: the context.
     /// - Throws: ``PCSCError`` from `SCardEstablishContext`, such as `SCARD_E_NO_SERVICE` when pcscd is not running.
-    public static func establish(logger: Logger) async throws -> PCSCContext {
-        let thread = BlockingThread(name: "pcsc-context")
+    public static func establish(logger: Logger, thread: BlockingThread? = nil) async throws -> PCSCContext {
+        let thread = thread ?? BlockingThread(name: "pcsc-context")
         let handle = try await thread.run {
             var handle: SCARDCONTEXT = 0
             let rv = SCardEstablishContext(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &handle)

@@ -5,8 +5,8 @@ public import Logging
 /// Iterating establishes a context, reports the readers and the cards already present, then waits
 /// (`SCardGetStatusChange` on a dedicated thread, with `\\?PnP?\Notification` for reader hotplug). When pcscd
 /// stops or restarts it reports ``ReaderEvent/serviceLost(_:)``, retries with backoff (100 ms doubling to 5 s),
-/// reports ``ReaderEvent/serviceBack`` and carries on. Cancelling the iterating task ends the sequence promptly
-/// (`SCardCancel`).
+/// reports ``ReaderEvent/serviceBack`` and carries on. Cancelling the iterating task, or calling ``stop()``, ends
+/// the sequence promptly (`SCardCancel`).
 public struct ReaderWatcher: AsyncSequence, Sendable {
     /// The element type: reader events.
     public typealias Element = ReaderEvent
@@ -15,6 +15,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
     let firstRetryDelay: Duration
     let longestRetryDelay: Duration
     let waitSlice: UInt32
+    let stopSignal = WatchStop()
 
     /// Creates a watcher; nothing happens until it is iterated.
     /// - Parameters:
@@ -30,6 +31,15 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         // Each wait ends after this many milliseconds without a change and starts again: a cancellation that
         // lands just before a wait starts is then noticed within this time instead of never.
         self.waitSlice = 2_000
+    }
+
+    /// Ends every iteration of this watcher: the next call to `next()`, or the one waiting now, returns `nil`.
+    ///
+    /// The router calls it on graceful shutdown, so that it stops watching while the taps in progress, which
+    /// cancelling its task would cancel too, finish. Pending events are dropped. A stop that lands just before a
+    /// wait starts is noticed when the wait's slice ends (2 s).
+    public func stop() {
+        stopSignal.stop()
     }
 
     /// Starts watching.
@@ -55,22 +65,24 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         /// The next event; `nil` only when the iterating task is cancelled.
         public mutating func next() async -> ReaderEvent? {
             while true {
+                if watcher.stopSignal.isStopped {
+                    await releaseContext()
+                    return nil
+                }
                 if !pending.isEmpty {
                     let event = pending.removeFirst()
                     watcher.log(event)
                     return event
                 }
                 if Task.isCancelled {
-                    await context?.release()
-                    context = nil
+                    await releaseContext()
                     return nil
                 }
                 do {
                     try await step()
                 } catch {
                     // Only a cancelled sleep or wait gets here.
-                    await context?.release()
-                    context = nil
+                    await releaseContext()
                     return nil
                 }
             }
@@ -97,9 +109,17 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
             }
         }
 
+        private mutating func releaseContext() async {
+            watcher.stopSignal.waits(on: nil)
+            await context?.release()
+            context = nil
+        }
+
         private mutating func establish() async throws {
             do {
-                context = try await PCSCContext.establish(logger: watcher.logger)
+                let established = try await PCSCContext.establish(logger: watcher.logger)
+                context = established
+                watcher.stopSignal.waits(on: established)
             } catch let error as PCSCError {
                 if !isServiceLost {
                     isServiceLost = true
@@ -122,21 +142,26 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
             case PCSCError.timeout:
                 return
             case PCSCError.cancelled:
-                if Task.isCancelled { throw CancellationError() }
+                if Task.isCancelled || watcher.stopSignal.isStopped { throw CancellationError() }
             case PCSCError.unknownReader:
                 needsReaderList = true
             default:
                 watcher.logger.warning("pcsc.service.lost", metadata: ["error": "\(error)"])
-                await context.release()
-                self.context = nil
+                await releaseContext()
                 isServiceLost = true
                 pending += state.serviceLost(error)
                 try await backOff()
             }
         }
 
+        /// Sleeps before the next attempt to establish a context, in 100 ms steps so that ``stop()`` is noticed.
         private mutating func backOff() async throws {
-            try await Task.sleep(for: retryDelay.next())
+            let clock = ContinuousClock()
+            let end = clock.now + retryDelay.next()
+            while clock.now < end {
+                if watcher.stopSignal.isStopped { throw CancellationError() }
+                try await Task.sleep(for: Swift.min(.milliseconds(100), end - clock.now))
+            }
         }
     }
 

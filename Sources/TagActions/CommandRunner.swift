@@ -50,6 +50,14 @@ public struct CommandRunner: Sendable {
     ///   task was cancelled while waiting for a slot.
     @discardableResult
     public func run(_ action: CommandAction, event: EventDocument? = nil) async throws -> CommandResult {
+        // A command waits (for a place, for the process, for its output) on Swift's global executor, never on a
+        // thread the caller prefers: the router's taps run on its card thread, which must stay free for reads.
+        try await withTaskExecutorPreference(globalConcurrentExecutor) {
+            try await runOnGlobalExecutor(action, event: event)
+        }
+    }
+
+    private func runOnGlobalExecutor(_ action: CommandAction, event: EventDocument?) async throws -> CommandResult {
         try action.validate()
         let program = action.argv[0]
         var logger = self.logger

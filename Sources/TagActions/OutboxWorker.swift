@@ -47,11 +47,9 @@ public final class OutboxWorker: Service, Sendable {
     let configuration: Configuration
     let logger: Logger
     let wakeup = Wakeup()
-    /// Deliveries ``enqueue(_:)`` has written and the loop has not taken yet: handed over in memory, so a new
-    /// delivery is sent without the loop reading it back from the state database. A row is written and handed
-    /// over under this lock, and the loop reads due rows under it too, excluding those still here: no delivery is
-    /// started twice.
-    let handover = Mutex<[PendingDelivery]>([])
+    /// What ``enqueue(_:)`` and the loop share. A row is written and handed over under this lock, and the loop
+    /// reads due rows under it too, excluding every delivery this holds: no delivery is started twice.
+    let handover = Mutex(Handover())
     let isStopping = Atomic<Bool>(false)
 
     /// Creates a worker.
@@ -65,19 +63,45 @@ public final class OutboxWorker: Service, Sendable {
         self.logger = logger
     }
 
-    /// Accepts a delivery: validates it, writes it durably, and wakes the worker.
+    /// Accepts a delivery: validates it, writes it durably, and starts its first attempt.
+    ///
+    /// While the worker runs and has room, the attempt starts at once on the caller's thread (`Task.immediate`)
+    /// and runs there up to the HTTP client's hop to its event loop: no wait for the worker's loop to wake up
+    /// (docs/development.md, "Tap latency"). The loop records its outcome. Otherwise the delivery is handed to
+    /// the loop, or left to its query of due rows.
     /// - Parameter request: the rendered request.
     /// - Returns: the delivery's id in the state database.
     /// - Throws: ``ActionError`` (`invalidRequest`, `stateDatabase`); once this returns, the delivery is durable.
     @discardableResult
     public func enqueue(_ request: WebhookRequest) throws -> Int64 {
-        let id = try handover.withLock { queue in
+        let (id, direct) = try handover.withLock { shared -> (Int64, (PendingDelivery, WebhookSender)?) in
             let now = Date()
             let id = try outbox.insert(request, now: now)
-            queue.append(PendingDelivery(id: id, request: request, created: Timestamp.milliseconds(now)))
+            let delivery = PendingDelivery(id: id, request: request, created: Timestamp.milliseconds(now))
+            if let sender = shared.sender, shared.inFlight < configuration.maxInFlight {
+                shared.inFlight += 1
+                shared.direct.insert(id)
+                return (id, (delivery, sender))
+            }
+            shared.queued.append(delivery)
+            return (id, nil)
+        }
+        guard let (delivery, sender) = direct else {
+            wakeup.signal()
             return id
         }
-        wakeup.signal()
+        let task = Task.immediate {
+            let result = await sender.attempt(delivery)
+            self.handover.withLock { shared in
+                shared.direct.remove(delivery.id)
+                shared.directTasks[delivery.id] = nil
+                shared.finished.append((delivery, result))
+            }
+            self.wakeup.signal()
+        }
+        handover.withLock { shared in
+            if shared.direct.contains(id) { shared.directTasks[id] = task }
+        }
         return id
     }
 
@@ -91,62 +115,78 @@ public final class OutboxWorker: Service, Sendable {
         )
         clientConfiguration.timeout = .init(connect: .seconds(10))
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        let sender = WebhookSender(client: client, userAgent: configuration.userAgent)
+        handover.withLock { $0.sender = sender }
         await withGracefulShutdownHandler {
-            await self.deliverLoop(sender: WebhookSender(client: client, userAgent: configuration.userAgent))
+            await self.deliverLoop(sender: sender)
         } onGracefulShutdown: {
             self.isStopping.store(true, ordering: .relaxed)
+            self.handover.withLock { $0.sender = nil }
             self.wakeup.signal()
         }
+        handover.withLock { $0.sender = nil }
         try await client.shutdown()
     }
 
-    /// The delivery loop. State database errors (a locked or full disk) are logged and retried every second:
-    /// they never end the router, and outcomes not yet recorded are kept in memory until they are.
+    /// The delivery loop: it starts the deliveries handed over and those due in the state database, and records
+    /// every outcome, those of the attempts ``enqueue(_:)`` started included. State database errors (a locked or
+    /// full disk) are logged and retried every second: they never end the router, and outcomes not yet recorded
+    /// are kept in memory until they are.
     private func deliverLoop(sender: WebhookSender) async {
         var generator = SystemRandomNumberGenerator()
         let maxInFlight = configuration.maxInFlight
         let clock = ContinuousClock()
         await withTaskGroup(of: (PendingDelivery, AttemptResult).self) { group in
-            var inFlight = Set<Int64>()
+            var started = Set<Int64>()
             var unflushed: [DeliveryUpdate] = []
             var lastFlush = clock.now
             var lastDatabaseError: ContinuousClock.Instant?
             while true {
                 let stopping = isStopping.load(ordering: .relaxed) || Task.isCancelled
+                if Task.isCancelled {
+                    handover.withLock { shared in shared.sender = nil }
+                    for task in handover.withLock({ $0.directTasks.values }) { task.cancel() }
+                }
                 let databaseResting = lastDatabaseError.map { clock.now - $0 < .seconds(1) } ?? false
+                for (delivery, result) in handover.withLock({ $0.takeFinished() }) {
+                    unflushed.append(update(for: delivery, after: result, using: &generator))
+                }
                 if !stopping {
-                    // New deliveries first, straight from enqueue; any left over (at the in-flight limit) are in
-                    // the state database, where the query below finds them.
-                    for delivery in handover.withLock({ queue in queue.take() })
-                    where inFlight.count < maxInFlight && !inFlight.contains(delivery.id) {
-                        inFlight.insert(delivery.id)
-                        // Immediate: the attempt runs on this thread up to the HTTP client's hop to its event loop.
+                    // Deliveries handed over (the limit was reached when they were enqueued); any left over are
+                    // in the state database, where the query below finds them.
+                    for delivery in handover.withLock({ $0.takeQueued(limit: maxInFlight) }) {
+                        started.insert(delivery.id)
                         group.addImmediateTask { (delivery, await sender.attempt(delivery)) }
                     }
                 }
-                if !stopping && !databaseResting && inFlight.count <= maxInFlight / 2 {
+                if !stopping && !databaseResting {
                     do {
-                        let due = try handover.withLock { queue in
-                            try outbox.due(
+                        let excluded = started.union(unflushed.map(\.id))
+                        let due = try handover.withLock { shared -> [PendingDelivery] in
+                            guard shared.inFlight <= maxInFlight / 2 else { return [] }
+                            let due = try outbox.due(
                                 now: Timestamp.milliseconds(Date()),
-                                limit: maxInFlight - inFlight.count,
-                                excluding: inFlight.union(unflushed.map(\.id)).union(queue.map(\.id))
+                                limit: maxInFlight - shared.inFlight,
+                                excluding: excluded.union(shared.busy)
                             )
+                            shared.inFlight += due.count
+                            return due
                         }
                         for delivery in due {
-                            inFlight.insert(delivery.id)
+                            started.insert(delivery.id)
                             group.addTask { (delivery, await sender.attempt(delivery)) }
                         }
                     } catch {
                         lastDatabaseError = databaseFailed(error)
                     }
                 }
-                if inFlight.isEmpty {
+                if started.isEmpty {
                     if !flush(&unflushed) { lastDatabaseError = clock.now }
                     lastFlush = clock.now
-                    if stopping { return }
+                    let directInFlight = handover.withLock { !$0.direct.isEmpty || !$0.finished.isEmpty }
+                    if stopping && !directInFlight { return }
                     var delay: Duration? = .seconds(1)
-                    if lastDatabaseError.map({ clock.now - $0 >= .seconds(1) }) ?? true {
+                    if !directInFlight && lastDatabaseError.map({ clock.now - $0 >= .seconds(1) }) ?? true {
                         do {
                             let next = try outbox.nextAttemptTime(excluding: [])
                             delay = next.map { .milliseconds(max(0, $0 - Timestamp.milliseconds(Date()))) }
@@ -158,7 +198,8 @@ public final class OutboxWorker: Service, Sendable {
                     continue
                 }
                 guard let (delivery, result) = await group.next() else { continue }
-                inFlight.remove(delivery.id)
+                started.remove(delivery.id)
+                handover.withLock { $0.inFlight -= 1 }
                 unflushed.append(update(for: delivery, after: result, using: &generator))
                 if unflushed.count >= 64 || clock.now - lastFlush > .milliseconds(50) {
                     if !flush(&unflushed) { lastDatabaseError = clock.now }
@@ -236,10 +277,42 @@ public final class OutboxWorker: Service, Sendable {
     }
 }
 
-extension Array {
-    /// Empties the array and returns what it held.
-    fileprivate mutating func take() -> [Element] {
-        defer { removeAll() }
-        return self
+/// What ``OutboxWorker/enqueue(_:)`` and the delivery loop share, under the worker's lock.
+struct Handover: Sendable {
+    /// The sender while the loop runs: ``OutboxWorker/enqueue(_:)`` starts first attempts with it.
+    var sender: WebhookSender?
+    /// Attempts started and not yet recorded, whoever started them; at most `maxInFlight`.
+    var inFlight = 0
+    /// Deliveries written and handed over, not started yet.
+    var queued: [PendingDelivery] = []
+    /// First attempts ``OutboxWorker/enqueue(_:)`` started that have not finished.
+    var direct: Set<Int64> = []
+    /// Their tasks, cancelled when the worker is.
+    var directTasks: [Int64: Task<Void, Never>] = [:]
+    /// Their outcomes, for the loop to record.
+    var finished: [(PendingDelivery, AttemptResult)] = []
+
+    /// Every delivery held here: the query of due rows must not start them again.
+    var busy: Set<Int64> {
+        Set(queued.map(\.id)).union(direct).union(finished.map(\.0.id))
+    }
+
+    /// Takes the outcomes to record.
+    mutating func takeFinished() -> [(PendingDelivery, AttemptResult)] {
+        defer {
+            inFlight -= finished.count
+            finished.removeAll()
+        }
+        return finished
+    }
+
+    /// Takes the deliveries handed over that fit under `limit` attempts in flight, counting them in flight.
+    mutating func takeQueued(limit: Int) -> [PendingDelivery] {
+        let count = max(0, min(queued.count, limit - inFlight))
+        defer {
+            inFlight += count
+            queued.removeFirst(count)
+        }
+        return Array(queued.prefix(count))
     }
 }

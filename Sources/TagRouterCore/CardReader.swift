@@ -12,4 +12,13 @@ public protocol CardReader: Sendable {
 
     /// Forgets any connection state: pcscd was lost, or the router is stopping.
     func reset() async
+
+    /// The thread reads run on, if they have one of their own: the router handles reader events there, so a tap
+    /// reaches its first command without another thread hop. `nil` (the default): Swift's global executor.
+    var executor: (any TaskExecutor)? { get }
+}
+
+extension CardReader {
+    /// No thread of its own.
+    public var executor: (any TaskExecutor)? { nil }
 }

@@ -4,10 +4,15 @@ import PCSC
 import Synchronization
 
 /// Reads taps through pcscd: the pcsc-lite context is established on first use and dropped when pcscd goes
-/// away, so the next tap establishes a fresh one.
+/// away, so the next tap establishes a fresh one. Every context runs on one thread, kept for the reader's
+/// lifetime: the ``executor`` the router handles reader events on.
 public final class PCSCCardReader: CardReader {
     let logger: Logger
     private let context = Mutex<PCSCContext?>(nil)
+    private let thread = BlockingThread(name: "pcsc-cards")
+
+    /// The thread of the contexts.
+    public var executor: (any TaskExecutor)? { thread }
 
     /// Creates an empty holder; nothing is established until the first read.
     /// - Parameter logger: passed to the context.
@@ -43,7 +48,7 @@ public final class PCSCCardReader: CardReader {
 
     private func current() async throws -> PCSCContext {
         if let existing = context.withLock({ $0 }) { return existing }
-        let fresh = try await PCSCContext.establish(logger: logger)
+        let fresh = try await PCSCContext.establish(logger: logger, thread: thread)
         let (kept, spare) = context.withLock { value -> (PCSCContext, PCSCContext?) in
             if let value { return (value, fresh) }
             value = fresh

@@ -31,6 +31,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         public var now: @Sendable () -> ContinuousClock.Instant
         /// Called with the name of each accepted reader that appears (MQTT's Home Assistant discovery).
         public var readerAdded: @Sendable (String) -> Void = { _ in }
+        /// Ends the event sequence on graceful shutdown (``PCSC/ReaderWatcher/stop()``), so that the router stops
+        /// watching while the taps in progress finish. The default does nothing: the events then end only when
+        /// the sequence does, or when the router is cancelled.
+        public var stopEvents: @Sendable () -> Void = {}
 
         /// Creates a configuration.
         /// - Parameters:
@@ -80,20 +84,33 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     }
 
     /// Watches and dispatches until graceful shutdown or cancellation.
+    ///
+    /// The events are handled on the card reader's thread (``CardReader/executor``), where each tap starts at
+    /// once, reads its tag, decides and dispatches: from pcscd's event to the first command, the only thread hop
+    /// is the one from the watcher's thread to the card's, and a webhook's request starts on the same thread
+    /// (docs/development.md, "Tap latency"). What may wait leaves that thread: commands run on Swift's global
+    /// executor (`CommandRunner`), webhook attempts continue on it once they reach the HTTP client's event loop.
+    /// The events are iterated directly: ServiceLifecycle's `cancelOnGracefulShutdown()` would merge them with the
+    /// shutdown signal through child tasks, two more hops per event; ``Configuration/stopEvents`` ends them
+    /// instead.
     public func run() async {
-        await withDiscardingTaskGroup { group in
-            for await event in events.cancelOnGracefulShutdown() {
-                if case .serviceLost = event {
-                    await cardReader.reset()
+        await withTaskExecutorPreference(cardReader.executor) {
+            await withDiscardingTaskGroup { group in
+                await withGracefulShutdownHandler {
+                    for await event in events {
+                        if case .serviceLost = event {
+                            await cardReader.reset()
+                        }
+                        if let tap = handle(event) {
+                            // Immediate: the tap runs on this thread up to its first real suspension.
+                            group.addImmediateTask { self.reporter.report(await self.process(tap)) }
+                        }
+                    }
+                } onGracefulShutdown: { [configuration] in
+                    configuration.stopEvents()
                 }
-                if let tap = handle(event) {
-                    // Immediate: the tap starts on this thread and leaves it at its first suspension (the hop to
-                    // the card's thread), one thread wake-up fewer before the first command (docs/development.md,
-                    // "Tap latency").
-                    group.addImmediateTask { self.reporter.report(await self.process(tap)) }
-                }
+                logger.info("router.stopping")
             }
-            logger.info("router.stopping")
         }
         await cardReader.reset()
     }

@@ -73,10 +73,12 @@ public enum RouterLauncher {
         let runner = CommandRunner(concurrency: settings.concurrency, logger: logger)
         let mqtt = makeMQTTPublisher(ruleSet: ruleSet, outbox: outbox, metrics: metrics, logger: logger)
         if let mqtt { services.append(mqtt) }
+        let watcher = ReaderWatcher(logger: logger)
         var routerConfiguration = Router<ReaderWatcher>.Configuration(acceptsReader: settings.acceptsReader)
+        routerConfiguration.stopEvents = { watcher.stop() }
         if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
         let router = Router(
-            configuration: routerConfiguration, events: ReaderWatcher(logger: logger),
+            configuration: routerConfiguration, events: watcher,
             cardReader: PCSCCardReader(logger: logger), rules: store,
             dispatch: worker.map {
                 .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, mqtt: mqtt, logger: logger))

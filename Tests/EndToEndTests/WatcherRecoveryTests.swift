@@ -127,6 +127,51 @@ import class TestSupport.PrivatePCSCD
     }
 }
 
+extension WatcherRecoveryTests {
+    @Test func stoppingTheWatcherEndsTheSequencePromptlyWithoutCancellingTheTask() async throws {
+        try await withPCSCD { pcscd in
+            let watcher = ReaderWatcher(logger: logger)
+            let task = Task {
+                var seen: [ReaderEvent] = []
+                for await event in watcher {
+                    seen.append(event)
+                }
+                return (seen, Task.isCancelled)
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let start = ContinuousClock.now
+            watcher.stop()
+            let (seen, wasCancelled) = await task.value
+            let elapsed = ContinuousClock.now - start
+            #expect(seen == [.readerAdded(pcscd.readerName(slot: 0)), .readerAdded(pcscd.readerName(slot: 1))])
+            #expect(!wasCancelled)
+            // As for cancellation: well before the wait's own 2 s slice, so SCardCancel reached it.
+            #expect(elapsed < .seconds(1), "stopping took \(elapsed)")
+        }
+    }
+
+    @Test func stoppingTheWatcherWhilePcscdIsAwayEndsItsBackoff() async throws {
+        try await withPCSCD { pcscd in
+            await pcscd.stop()
+            let watcher = ReaderWatcher(logger: logger, firstRetryDelay: .seconds(5))
+            var events = watcher.makeAsyncIterator()
+            guard case .serviceLost = await events.next() else {
+                Issue.record("expected serviceLost")
+                return
+            }
+            // The next call sleeps 5 s before trying again; stop() ends that sleep.
+            let stopper = Task {
+                try await Task.sleep(for: .milliseconds(300))
+                watcher.stop()
+            }
+            let start = ContinuousClock.now
+            #expect(await events.next() == nil)
+            #expect(ContinuousClock.now - start < .seconds(2))
+            try await stopper.value
+        }
+    }
+}
+
 /// Waits until pcscd reports the reader empty.
 func waitForNoCard(in reader: String, context: PCSCContext) async throws {
     for _ in 0..<100 {

@@ -116,3 +116,50 @@ struct OutboxWorkerDatabaseErrorTests {
         }
     }
 }
+
+extension OutboxWorkerLifecycleTests {
+    @Test("at the in-flight limit, new deliveries wait and each is sent once; the first attempts start in enqueue")
+    func inFlightLimitHoldsNewDeliveries() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            // The first two requests hang until their attempt times out; every other request is answered.
+            let server = try await HTTPTestServer.start { _, index in index < 2 ? .hang : .status(200) }
+            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            let worker = OutboxWorker(
+                outbox: outbox,
+                configuration: .init(
+                    userAgent: "tagrouter/test", maxInFlight: 2, retryPolicy: WorkerHarness.fastRetries),
+                logger: TestEnvironment.logger
+            )
+            let events = (0..<5).map { _ in EventID.make() }
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await worker.run() }
+                // enqueue starts first attempts itself once the worker runs: wait for that.
+                try await Task.sleep(for: .milliseconds(200))
+                for event in events {
+                    try worker.enqueue(
+                        WebhookRequest(
+                            url: "http://127.0.0.1:\(server.port)/h", timeout: .milliseconds(600), eventID: event,
+                            rule: "r"))
+                }
+                // Both hanging requests arrived, and nothing else while they held the two places.
+                _ = try await server.waitForRequests(2)
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(server.requests.count == 2)
+                for event in events {
+                    let record = try await WorkerHarness.waitForDelivery(outbox, eventID: event) {
+                        $0.state == "delivered"
+                    }
+                    #expect(record?.state == "delivered")
+                }
+                tasks.cancelAll()
+            }
+            let sent = server.requests.compactMap { $0.header("X-TagRouter-Event") }
+            // The two that hung were sent again after their timeout; the three others once each.
+            #expect(sent.count == 7)
+            for (index, event) in events.enumerated() {
+                #expect(sent.filter { $0 == event }.count == (index < 2 ? 2 : 1), "event \(index)")
+            }
+            try await server.stop()
+        }
+    }
+}

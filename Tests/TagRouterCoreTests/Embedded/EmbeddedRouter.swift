@@ -50,8 +50,11 @@ final class EmbeddedRouter: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: ReaderEvent.self)
         events = continuation
         let clock = self.clock
+        var configuration = Router<AsyncStream<ReaderEvent>>.Configuration(
+            acceptsReader: acceptsReader, now: { clock.now })
+        configuration.stopEvents = { continuation.finish() }
         router = Router(
-            configuration: .init(acceptsReader: acceptsReader, now: { clock.now }), events: stream,
+            configuration: configuration, events: stream,
             cardReader: cardReader, rules: rules, dispatch: dryRun ? .dryRun : .perform(performer), history: history,
             metrics: RouterMetrics(factory: PrometheusMetricsFactory(registry: registry)), logger: logger)
     }
