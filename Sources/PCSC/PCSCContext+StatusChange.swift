@@ -39,6 +39,22 @@ extension PCSCContext {
         }
     }
 
+    /// Like ``waitForChange(_:timeout:acceptTimeout:)``, but a job queued on the context's thread meanwhile ends
+    /// the wait (`SCardCancel`: the wait throws `SCARD_E_CANCELLED`), and when jobs already wait there it does
+    /// not wait at all and returns `nil` (``BlockingThread/runInterruptibly(_:interrupt:)``).
+    func waitForChangeOrYield(_ states: [ReaderState], timeout: UInt32) async throws -> [ReaderState]? {
+        let handle = handle
+        return try await withTaskCancellationHandler {
+            try await thread.runInterruptibly {
+                try Self.getStatusChange(handle, states: states, timeout: timeout, acceptTimeout: false)
+            } interrupt: {
+                _ = SCardCancel(handle)
+            }
+        } onCancel: {
+            _ = SCardCancel(handle)
+        }
+    }
+
     private static func getStatusChange(
         _ handle: SCARDCONTEXT, states: [ReaderState], timeout: UInt32, acceptTimeout: Bool
     ) throws(PCSCError) -> [ReaderState] {

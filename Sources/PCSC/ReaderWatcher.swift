@@ -3,7 +3,8 @@ public import Logging
 /// Watches every reader pcscd knows: an `AsyncSequence` of ``ReaderEvent`` that never ends on its own.
 ///
 /// Iterating establishes a context, reports the readers and the cards already present, then waits
-/// (`SCardGetStatusChange` on a dedicated thread, with `\\?PnP?\Notification` for reader hotplug). When pcscd
+/// (`SCardGetStatusChange` on a dedicated thread, or on the one given, with `\\?PnP?\Notification` for reader
+/// hotplug). When pcscd
 /// stops or restarts it reports ``ReaderEvent/serviceLost(_:)``, retries with backoff (100 ms doubling to 5 s),
 /// reports ``ReaderEvent/serviceBack`` and carries on. Cancelling the iterating task, or calling ``stop()``, ends
 /// the sequence promptly (`SCardCancel`).
@@ -15,6 +16,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
     let firstRetryDelay: Duration
     let longestRetryDelay: Duration
     let waitSlice: UInt32
+    let thread: BlockingThread?
     let stopSignal = WatchStop()
 
     /// Creates a watcher; nothing happens until it is iterated.
@@ -22,10 +24,15 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
     ///   - logger: where the watcher logs.
     ///   - firstRetryDelay: the first wait before re-establishing a lost context.
     ///   - longestRetryDelay: the wait stops doubling here.
+    ///   - thread: the thread to wait on; one of its own by default. The router passes its card thread, where
+    ///     it handles the events: a job queued there ends the wait, which lets it run and then waits again
+    ///     (``BlockingThread/runInterruptibly(_:interrupt:)``).
     public init(
-        logger: Logger, firstRetryDelay: Duration = .milliseconds(100), longestRetryDelay: Duration = .seconds(5)
+        logger: Logger, firstRetryDelay: Duration = .milliseconds(100), longestRetryDelay: Duration = .seconds(5),
+        thread: BlockingThread? = nil
     ) {
         self.logger = logger
+        self.thread = thread
         self.firstRetryDelay = firstRetryDelay
         self.longestRetryDelay = longestRetryDelay
         // Each wait ends after this many milliseconds without a change and starts again: a cancellation that
@@ -99,7 +106,14 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                     pending += state.readersListed(try await context.readers())
                     if !pending.isEmpty { return }
                 }
-                let states = try await context.waitForChange(state.statesToWatch(), timeout: watcher.waitSlice)
+                guard
+                    let states = try await context.waitForChangeOrYield(
+                        state.statesToWatch(), timeout: watcher.waitSlice)
+                else {
+                    // Other work waits on the thread: let it run first.
+                    await Task.yield()
+                    return
+                }
                 retryDelay.reset()
                 let (events, relist) = state.statesChanged(states)
                 pending += events
@@ -117,7 +131,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
 
         private mutating func establish() async throws {
             do {
-                let established = try await PCSCContext.establish(logger: watcher.logger)
+                let established = try await PCSCContext.establish(logger: watcher.logger, thread: watcher.thread)
                 context = established
                 watcher.stopSignal.waits(on: established)
             } catch let error as PCSCError {
@@ -143,6 +157,8 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                 return
             case PCSCError.cancelled:
                 if Task.isCancelled || watcher.stopSignal.isStopped { throw CancellationError() }
+                // A job queued on the thread ended the wait: let it run, then wait again.
+                await Task.yield()
             case PCSCError.unknownReader:
                 needsReaderList = true
             default:

@@ -1,6 +1,6 @@
 public import Logging
 public import NFCTag
-import PCSC
+public import PCSC
 import Synchronization
 
 /// Reads taps through pcscd: the pcsc-lite context is established on first use and dropped when pcscd goes
@@ -9,7 +9,8 @@ import Synchronization
 public final class PCSCCardReader: CardReader {
     let logger: Logger
     private let context = Mutex<PCSCContext?>(nil)
-    private let thread = BlockingThread(name: "pcsc-cards")
+    /// The thread of the contexts; the router's ``PCSC/ReaderWatcher`` waits on it too.
+    public let thread = BlockingThread(name: "pcsc-cards")
 
     /// The thread of the contexts.
     public var executor: (any TaskExecutor)? { thread }

@@ -73,13 +73,15 @@ public enum RouterLauncher {
         let runner = CommandRunner(concurrency: settings.concurrency, logger: logger)
         let mqtt = makeMQTTPublisher(ruleSet: ruleSet, outbox: outbox, metrics: metrics, logger: logger)
         if let mqtt { services.append(mqtt) }
-        let watcher = ReaderWatcher(logger: logger)
+        // The watcher waits on the card thread: a card's event comes back on the thread that reads it.
+        let cardReader = PCSCCardReader(logger: logger)
+        let watcher = ReaderWatcher(logger: logger, thread: cardReader.thread)
         var routerConfiguration = Router<ReaderWatcher>.Configuration(acceptsReader: settings.acceptsReader)
         routerConfiguration.stopEvents = { watcher.stop() }
         if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
         let router = Router(
             configuration: routerConfiguration, events: watcher,
-            cardReader: PCSCCardReader(logger: logger), rules: store,
+            cardReader: cardReader, rules: store,
             dispatch: worker.map {
                 .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, mqtt: mqtt, logger: logger))
             }
