@@ -185,6 +185,11 @@ public final class OutboxWorker: Service, Sendable {
                     lastFlush = clock.now
                     let directInFlight = handover.withLock { !$0.direct.isEmpty || !$0.finished.isEmpty }
                     if stopping && !directInFlight { return }
+                    if Task.isCancelled {
+                        // The wait below would return at once: wait for the cancelled first attempts themselves.
+                        for task in handover.withLock({ Array($0.directTasks.values) }) { await task.value }
+                        continue
+                    }
                     var delay: Duration? = .seconds(1)
                     if !directInFlight && lastDatabaseError.map({ clock.now - $0 >= .seconds(1) }) ?? true {
                         do {
