@@ -86,13 +86,13 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     /// Watches and dispatches until graceful shutdown or cancellation.
     ///
     /// The events are handled on the card reader's thread (``CardReader/executor``), where each tap starts at
-    /// once, reads its tag, decides and dispatches: from pcscd's event to the first command, the only thread hop
-    /// is the one from the watcher's thread to the card's, and a webhook's request starts on the same thread
-    /// (docs/development.md, "Tap latency"). What may wait leaves that thread: commands run on Swift's global
-    /// executor (`CommandRunner`), webhook attempts continue on it once they reach the HTTP client's event loop.
-    /// The events are iterated directly: ServiceLifecycle's `cancelOnGracefulShutdown()` would merge them with the
-    /// shutdown signal through child tasks, two more hops per event; ``Configuration/stopEvents`` ends them
-    /// instead.
+    /// once, reads its tag, decides and dispatches. The daemon's watcher waits on that thread too, so there is no
+    /// thread hop from pcscd's event to the first command, and a webhook's request starts on the same thread
+    /// (docs/development.md, "The path of one tap" and "Tap latency"). What may wait leaves that thread: commands
+    /// run on Swift's global executor (`CommandRunner`), webhook attempts continue there once they reach the HTTP
+    /// client's event loop. The events are iterated directly: ServiceLifecycle's `cancelOnGracefulShutdown()`
+    /// would merge them with the shutdown signal through child tasks, two more hops per event;
+    /// ``Configuration/stopEvents`` ends them instead.
     public func run() async {
         await withTaskExecutorPreference(cardReader.executor) {
             await withDiscardingTaskGroup { group in
