@@ -17,36 +17,21 @@ struct ReaderState: Sendable, Hashable {
 }
 
 extension PCSCContext {
-    /// Waits until one of `states` differs from what pcscd sees, or `timeout` passes.
+    /// Waits until one of `states` differs from what pcscd sees, or `timeout` passes, on the context's thread.
     ///
-    /// Cancelling the task calls `SCardCancel`, which ends the wait with `SCARD_E_CANCELLED`.
+    /// Cancelling the task calls `SCardCancel`, which ends the wait with `SCARD_E_CANCELLED`. So does a job queued
+    /// on the thread meanwhile; when jobs already wait there, this does not wait at all and returns `nil`, for
+    /// the caller to let them run first (``BlockingThread/runInterruptibly(_:interrupt:)``).
     /// - Parameters:
     ///   - states: the readers and the states the caller believes they are in.
     ///   - timeout: milliseconds; `PCSCLibrary.infiniteTimeout` to wait for ever.
-    ///   - acceptTimeout: return the states as they are on `SCARD_E_TIMEOUT` instead of throwing.
-    /// - Returns: the same entries with `eventState` and `atr` filled in.
+    /// - Returns: the same entries with `eventState` and `atr` filled in; `nil` when other jobs came first.
     /// - Throws: ``PCSCError`` from `SCardGetStatusChange`.
-    func waitForChange(_ states: [ReaderState], timeout: UInt32, acceptTimeout: Bool = false) async throws
-        -> [ReaderState]
-    {
-        let handle = handle
-        return try await withTaskCancellationHandler {
-            try await thread.run {
-                try Self.getStatusChange(handle, states: states, timeout: timeout, acceptTimeout: acceptTimeout)
-            }
-        } onCancel: {
-            _ = SCardCancel(handle)
-        }
-    }
-
-    /// Like ``waitForChange(_:timeout:acceptTimeout:)``, but a job queued on the context's thread meanwhile ends
-    /// the wait (`SCardCancel`: the wait throws `SCARD_E_CANCELLED`), and when jobs already wait there it does
-    /// not wait at all and returns `nil` (``BlockingThread/runInterruptibly(_:interrupt:)``).
-    func waitForChangeOrYield(_ states: [ReaderState], timeout: UInt32) async throws -> [ReaderState]? {
+    func waitForChange(_ states: [ReaderState], timeout: UInt32) async throws -> [ReaderState]? {
         let handle = handle
         return try await withTaskCancellationHandler {
             try await thread.runInterruptibly {
-                try Self.getStatusChange(handle, states: states, timeout: timeout, acceptTimeout: false)
+                try Self.getStatusChange(handle, states: states, timeout: timeout)
             } interrupt: {
                 _ = SCardCancel(handle)
             }
@@ -55,8 +40,19 @@ extension PCSCContext {
         }
     }
 
+    /// The states pcscd sees now, without waiting (`SCardGetStatusChange` with timeout 0).
+    /// - Parameter states: the readers, with the states the caller believes they are in.
+    /// - Returns: the same entries with `eventState` and `atr` filled in.
+    /// - Throws: ``PCSCError`` from `SCardGetStatusChange`.
+    func currentStates(_ states: [ReaderState]) async throws -> [ReaderState] {
+        let handle = handle
+        return try await thread.run {
+            try Self.getStatusChange(handle, states: states, timeout: 0, acceptTimeout: true)
+        }
+    }
+
     private static func getStatusChange(
-        _ handle: SCARDCONTEXT, states: [ReaderState], timeout: UInt32, acceptTimeout: Bool
+        _ handle: SCARDCONTEXT, states: [ReaderState], timeout: UInt32, acceptTimeout: Bool = false
     ) throws(PCSCError) -> [ReaderState] {
         let names = states.map { strdup($0.name) }
         defer { names.forEach { free($0) } }

@@ -70,7 +70,7 @@ public final class PCSCContext: Sendable {
     public func status(of readers: [String]) async throws -> [ReaderStatus] {
         guard !readers.isEmpty else { return [] }
         let states = readers.map { ReaderState(name: $0, currentState: 0) }
-        let result = try await waitForChange(states, timeout: 0, acceptTimeout: true)
+        let result = try await currentStates(states)
         return result.map(ReaderStatus.init(state:))
     }
 

@@ -4,10 +4,9 @@ public import Logging
 ///
 /// Iterating establishes a context, reports the readers and the cards already present, then waits
 /// (`SCardGetStatusChange` on a dedicated thread, or on the one given, with `\\?PnP?\Notification` for reader
-/// hotplug). When pcscd
-/// stops or restarts it reports ``ReaderEvent/serviceLost(_:)``, retries with backoff (100 ms doubling to 5 s),
-/// reports ``ReaderEvent/serviceBack`` and carries on. Cancelling the iterating task, or calling ``stop()``, ends
-/// the sequence promptly (`SCardCancel`).
+/// hotplug). When pcscd stops or restarts it reports ``ReaderEvent/serviceLost(_:)``, retries with backoff
+/// (100 ms doubling to 5 s), reports ``ReaderEvent/serviceBack`` and carries on. Cancelling the iterating task,
+/// or calling ``stop()``, ends the sequence promptly (`SCardCancel`).
 public struct ReaderWatcher: AsyncSequence, Sendable {
     /// The element type: reader events.
     public typealias Element = ReaderEvent
@@ -69,7 +68,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
             self.retryDelay = RetryDelay(first: watcher.firstRetryDelay, longest: watcher.longestRetryDelay)
         }
 
-        /// The next event; `nil` only when the iterating task is cancelled.
+        /// The next event; `nil` only when the iterating task is cancelled or the watcher stopped.
         public mutating func next() async -> ReaderEvent? {
             while true {
                 if watcher.stopSignal.isStopped {
@@ -106,9 +105,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                     pending += state.readersListed(try await context.readers())
                     if !pending.isEmpty { return }
                 }
-                guard
-                    let states = try await context.waitForChangeOrYield(
-                        state.statesToWatch(), timeout: watcher.waitSlice)
+                guard let states = try await context.waitForChange(state.statesToWatch(), timeout: watcher.waitSlice)
                 else {
                     // Other work waits on the thread: let it run first.
                     await Task.yield()

@@ -79,8 +79,7 @@ public final class OutboxWorker: Service, Sendable {
             let id = try outbox.insert(request, now: now)
             let delivery = PendingDelivery(id: id, request: request, created: Timestamp.milliseconds(now))
             if let sender = shared.sender, shared.inFlight < configuration.maxInFlight {
-                shared.inFlight += 1
-                shared.direct.insert(id)
+                shared.direct.updateValue(nil, forKey: id)
                 return (id, (delivery, sender))
             }
             shared.queued.append(delivery)
@@ -93,14 +92,13 @@ public final class OutboxWorker: Service, Sendable {
         let task = Task.immediate {
             let result = await sender.attempt(delivery)
             self.handover.withLock { shared in
-                shared.direct.remove(delivery.id)
-                shared.directTasks[delivery.id] = nil
+                shared.direct.removeValue(forKey: delivery.id)
                 shared.finished.append((delivery, result))
             }
             self.wakeup.signal()
         }
         handover.withLock { shared in
-            if shared.direct.contains(id) { shared.directTasks[id] = task }
+            if shared.direct.keys.contains(id) { shared.direct[id] = task }
         }
         return id
     }
@@ -137,15 +135,17 @@ public final class OutboxWorker: Service, Sendable {
         let maxInFlight = configuration.maxInFlight
         let clock = ContinuousClock()
         await withTaskGroup(of: (PendingDelivery, AttemptResult).self) { group in
-            var started = Set<Int64>()
             var unflushed: [DeliveryUpdate] = []
             var lastFlush = clock.now
             var lastDatabaseError: ContinuousClock.Instant?
             while true {
                 let stopping = isStopping.load(ordering: .relaxed) || Task.isCancelled
                 if Task.isCancelled {
-                    handover.withLock { shared in shared.sender = nil }
-                    for task in handover.withLock({ $0.directTasks.values }) { task.cancel() }
+                    let direct = handover.withLock { shared in
+                        shared.sender = nil
+                        return shared.directTasks
+                    }
+                    for task in direct { task.cancel() }
                 }
                 let databaseResting = lastDatabaseError.map { clock.now - $0 < .seconds(1) } ?? false
                 for (delivery, result) in handover.withLock({ $0.takeFinished() }) {
@@ -155,39 +155,39 @@ public final class OutboxWorker: Service, Sendable {
                     // Deliveries handed over (the limit was reached when they were enqueued); any left over are
                     // in the state database, where the query below finds them.
                     for delivery in handover.withLock({ $0.takeQueued(limit: maxInFlight) }) {
-                        started.insert(delivery.id)
                         group.addImmediateTask { (delivery, await sender.attempt(delivery)) }
                     }
                 }
                 if !stopping && !databaseResting {
                     do {
-                        let excluded = started.union(unflushed.map(\.id))
+                        let unrecorded = Set(unflushed.map(\.id))
                         let due = try handover.withLock { shared -> [PendingDelivery] in
                             guard shared.inFlight <= maxInFlight / 2 else { return [] }
                             let due = try outbox.due(
                                 now: Timestamp.milliseconds(Date()),
                                 limit: maxInFlight - shared.inFlight,
-                                excluding: excluded.union(shared.busy)
+                                excluding: unrecorded.union(shared.busy)
                             )
-                            shared.inFlight += due.count
+                            shared.started.formUnion(due.map(\.id))
                             return due
                         }
                         for delivery in due {
-                            started.insert(delivery.id)
                             group.addTask { (delivery, await sender.attempt(delivery)) }
                         }
                     } catch {
                         lastDatabaseError = databaseFailed(error)
                     }
                 }
-                if started.isEmpty {
+                let (loopIdle, directInFlight) = handover.withLock {
+                    ($0.started.isEmpty, !$0.direct.isEmpty || !$0.finished.isEmpty)
+                }
+                if loopIdle {
                     if !flush(&unflushed) { lastDatabaseError = clock.now }
                     lastFlush = clock.now
-                    let directInFlight = handover.withLock { !$0.direct.isEmpty || !$0.finished.isEmpty }
                     if stopping && !directInFlight { return }
                     if Task.isCancelled {
                         // The wait below would return at once: wait for the cancelled first attempts themselves.
-                        for task in handover.withLock({ Array($0.directTasks.values) }) { await task.value }
+                        for task in handover.withLock({ $0.directTasks }) { await task.value }
                         continue
                     }
                     var delay: Duration? = .seconds(1)
@@ -203,8 +203,7 @@ public final class OutboxWorker: Service, Sendable {
                     continue
                 }
                 guard let (delivery, result) = await group.next() else { continue }
-                started.remove(delivery.id)
-                handover.withLock { $0.inFlight -= 1 }
+                handover.withLock { _ = $0.started.remove(delivery.id) }
                 unflushed.append(update(for: delivery, after: result, using: &generator))
                 if unflushed.count >= 64 || clock.now - lastFlush > .milliseconds(50) {
                     if !flush(&unflushed) { lastDatabaseError = clock.now }
@@ -286,38 +285,38 @@ public final class OutboxWorker: Service, Sendable {
 struct Handover: Sendable {
     /// The sender while the loop runs: ``OutboxWorker/enqueue(_:)`` starts first attempts with it.
     var sender: WebhookSender?
-    /// Attempts started and not yet recorded, whoever started them; at most `maxInFlight`.
-    var inFlight = 0
     /// Deliveries written and handed over, not started yet.
     var queued: [PendingDelivery] = []
-    /// First attempts ``OutboxWorker/enqueue(_:)`` started that have not finished.
-    var direct: Set<Int64> = []
-    /// Their tasks, cancelled when the worker is.
-    var directTasks: [Int64: Task<Void, Never>] = [:]
+    /// Attempts the loop started in its task group that have not finished.
+    var started: Set<Int64> = []
+    /// First attempts ``OutboxWorker/enqueue(_:)`` started that have not finished, with their task (`nil` in the
+    /// instant before `enqueue` stores it); cancelled when the worker is.
+    var direct: [Int64: Task<Void, Never>?] = [:]
     /// Their outcomes, for the loop to record.
     var finished: [(PendingDelivery, AttemptResult)] = []
 
+    /// Attempts started and not yet taken for recording, whoever started them; at most `maxInFlight`.
+    var inFlight: Int { started.count + direct.count + finished.count }
+
+    /// The tasks of the first attempts in flight.
+    var directTasks: [Task<Void, Never>] { direct.values.compactMap { $0 } }
+
     /// Every delivery held here: the query of due rows must not start them again.
     var busy: Set<Int64> {
-        Set(queued.map(\.id)).union(direct).union(finished.map(\.0.id))
+        Set(queued.map(\.id)).union(started).union(direct.keys).union(finished.map(\.0.id))
     }
 
     /// Takes the outcomes to record.
     mutating func takeFinished() -> [(PendingDelivery, AttemptResult)] {
-        defer {
-            inFlight -= finished.count
-            finished.removeAll()
-        }
+        defer { finished.removeAll() }
         return finished
     }
 
-    /// Takes the deliveries handed over that fit under `limit` attempts in flight, counting them in flight.
+    /// Takes the deliveries handed over that fit under `limit` attempts in flight, as started by the loop.
     mutating func takeQueued(limit: Int) -> [PendingDelivery] {
-        let count = max(0, min(queued.count, limit - inFlight))
-        defer {
-            inFlight += count
-            queued.removeFirst(count)
-        }
-        return Array(queued.prefix(count))
+        let taken = Array(queued.prefix(max(0, limit - inFlight)))
+        queued.removeFirst(taken.count)
+        started.formUnion(taken.map(\.id))
+        return taken
     }
 }

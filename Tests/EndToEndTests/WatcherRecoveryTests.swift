@@ -106,19 +106,12 @@ import class TestSupport.PrivatePCSCD
 
     @Test func cancellingTheWatchingTaskEndsTheSequencePromptly() async throws {
         try await withPCSCD { pcscd in
-            let watcher = ReaderWatcher(logger: logger)
-            let task = Task {
-                var seen: [ReaderEvent] = []
-                for await event in watcher {
-                    seen.append(event)
-                }
-                return seen
-            }
+            let task = iterating(ReaderWatcher(logger: logger))
             // Let the watcher reach its blocking wait (both readers reported, nothing else happening).
             try await Task.sleep(for: .milliseconds(500))
             let start = ContinuousClock.now
             task.cancel()
-            let seen = await task.value
+            let seen = await task.value.events
             let elapsed = ContinuousClock.now - start
             #expect(seen == [.readerAdded(pcscd.readerName(slot: 0)), .readerAdded(pcscd.readerName(slot: 1))])
             // Each wait also ends by itself after 2 s; ending well before that shows SCardCancel reached it.
@@ -131,13 +124,7 @@ extension WatcherRecoveryTests {
     @Test func stoppingTheWatcherEndsTheSequencePromptlyWithoutCancellingTheTask() async throws {
         try await withPCSCD { pcscd in
             let watcher = ReaderWatcher(logger: logger)
-            let task = Task {
-                var seen: [ReaderEvent] = []
-                for await event in watcher {
-                    seen.append(event)
-                }
-                return (seen, Task.isCancelled)
-            }
+            let task = iterating(watcher)
             try await Task.sleep(for: .milliseconds(500))
             let start = ContinuousClock.now
             watcher.stop()
@@ -210,6 +197,17 @@ extension WatcherRecoveryTests {
             #expect(ContinuousClock.now - start < .seconds(2))
             try await stopper.value
         }
+    }
+}
+
+/// Iterates `watcher` in a new task until the sequence ends: the events seen, and whether the task was cancelled.
+func iterating(_ watcher: ReaderWatcher) -> Task<(events: [ReaderEvent], wasCancelled: Bool), Never> {
+    Task {
+        var seen: [ReaderEvent] = []
+        for await event in watcher {
+            seen.append(event)
+        }
+        return (seen, Task.isCancelled)
     }
 }
 

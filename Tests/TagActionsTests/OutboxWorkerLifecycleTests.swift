@@ -118,7 +118,7 @@ struct OutboxWorkerDatabaseErrorTests {
 }
 
 extension OutboxWorkerLifecycleTests {
-    @Test("at the in-flight limit, new deliveries wait and each is sent once; the first attempts start in enqueue")
+    @Test("at the in-flight limit, new deliveries wait and each is sent once")
     func inFlightLimitHoldsNewDeliveries() async throws {
         try await TestEnvironment.withTemporaryDirectory { directory in
             // The first two requests hang until their attempt times out; every other request is answered.
@@ -133,7 +133,7 @@ extension OutboxWorkerLifecycleTests {
             let events = (0..<5).map { _ in EventID.make() }
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await worker.run() }
-                // enqueue starts first attempts itself once the worker runs: wait for that.
+                // Let the worker start: from then on enqueue starts first attempts itself.
                 try await Task.sleep(for: .milliseconds(200))
                 for event in events {
                     try worker.enqueue(
