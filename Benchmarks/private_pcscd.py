@@ -47,7 +47,7 @@ def start(work, port):
                 f"LIBPATH /usr/lib/pcsc/drivers/serial/libifdvpcd.so\nCHANNELID 0x{port:X}\n")
     env = dict(os.environ, PCSCLITE_CSOCK_NAME=f"{work}/run/pcscd.comm")
     pcscd = subprocess.Popen(["unshare", "-m", "sh", "-c",
-                              f"mount --bind {work}/run /run/pcscd && exec pcscd -f -c {work}/conf.d"],
+                              f"mkdir -p /run/pcscd && mount --bind {work}/run /run/pcscd && exec pcscd -f -c {work}/conf.d"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if not wait_for(lambda: os.path.exists(f"{work}/run/pcscd.comm"), 5):
         pcscd.kill()

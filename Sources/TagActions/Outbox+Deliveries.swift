@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import Logging
 import Synchronization
 import WebhookRetry
 
@@ -49,7 +50,8 @@ struct DeliveryUpdate: Sendable, Hashable {
 }
 
 extension Outbox {
-    /// Writes a delivery durably, due at once. Call ``OutboxWorker/enqueue(_:)`` to also wake the worker.
+    /// Writes a delivery durably, due at once, and inserts it into the table. Call ``OutboxWorker/enqueue(_:)``
+    /// to also start its first attempt.
     /// - Parameters:
     ///   - request: the rendered, validated request.
     ///   - now: the acceptance time.
@@ -57,23 +59,37 @@ extension Outbox {
     /// - Throws: ``ActionError`` (`invalidRequest` or `stateDatabase`).
     @discardableResult
     public func insert(_ request: WebhookRequest, now: Date = Date()) throws -> Int64 {
+        let (id, owesStore) = try accept(request, now: now)
+        if owesStore { storeAcceptedOrLog() }
+        return id
+    }
+
+    /// Accepts a delivery (``accept(_:)``): durable when this returns, in the table once ``storeAccepted()`` ran
+    /// if `owesStore`.
+    /// - Parameters:
+    ///   - request: the rendered request; validated here.
+    ///   - now: the acceptance time.
+    /// - Returns: the delivery's row id, and whether ``storeAccepted()`` is owed.
+    /// - Throws: ``ActionError`` (`invalidRequest` or `stateDatabase`).
+    func accept(_ request: WebhookRequest, now: Date) throws -> (id: Int64, owesStore: Bool) {
         try request.validate()
         let created = Timestamp.milliseconds(now)
-        let deadline = created + max(0, request.retryFor.milliseconds)
-        let headers = Self.headersJSON(request.headers)
-        // One statement, so SQLite's own implicit transaction is enough: no BEGIN and COMMIT around it.
-        return try writeStatement("store a webhook delivery") { db in
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO deliveries (event_id, rule, url, method, headers, content_type, body, secret,
-                        timeout_ms, state, created_at, next_attempt_at, deadline)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                request.eventID, request.rule, request.url, request.method, headers, request.contentType,
-                Data(request.body), request.secret, max(1, request.timeout.milliseconds), created, created, deadline,
-            ])
-            return db.lastInsertedRowID
+        return try accept(
+            DeliveryRow(
+                id: 0, eventID: request.eventID, rule: request.rule, url: request.url, method: request.method,
+                headers: Self.headersJSON(request.headers), contentType: request.contentType, body: request.body,
+                secret: request.secret, timeoutMilliseconds: max(1, request.timeout.milliseconds), created: created,
+                deadline: created + max(0, request.retryFor.milliseconds), kind: "webhook", qos: 0, retain: false))
+    }
+
+    /// ``storeAccepted()``, logging a failure: the rows stay accepted (in the intake log) and the next call, or
+    /// the next start, inserts them.
+    func storeAcceptedOrLog() {
+        do {
+            try storeAccepted()
+        } catch {
+            logger.error(
+                "outbox: accepted deliveries not yet in the state database, retrying", metadata: ["error": "\(error)"])
         }
     }
 
@@ -134,7 +150,8 @@ extension Outbox {
     /// - Returns: the number of pending deliveries.
     /// - Throws: ``ActionError`` (`stateDatabase`) if the state database cannot be read.
     public func pendingCount() throws -> Int {
-        try read("count pending deliveries") { db in
+        try storeAccepted()
+        return try read("count pending deliveries") { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deliveries WHERE state = 'pending'") ?? 0
         }
     }
@@ -156,6 +173,8 @@ extension Outbox {
     /// Applies the outcomes of many attempts in one transaction, then prunes old finished rows now and then.
     func apply(_ updates: [DeliveryUpdate]) throws {
         guard !updates.isEmpty else { return }
+        // The rows updated must be in the table: first attempts start before their row is inserted.
+        try storeAccepted()
         let finished = updates.filter { $0.state != .pending }.count
         let shouldPrune = finished > 0 && writesSincePrune.add(finished, ordering: .relaxed).newValue >= 256
         if shouldPrune { writesSincePrune.store(0, ordering: .relaxed) }

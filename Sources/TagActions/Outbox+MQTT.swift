@@ -39,20 +39,15 @@ extension Outbox {
     public func insert(_ publication: MQTTPublication, now: Date = Date()) throws -> Int64 {
         try publication.validate()
         let created = Timestamp.milliseconds(now)
-        let deadline = created + max(0, publication.retryFor.milliseconds)
-        return try write("store an mqtt publication") { db in
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO deliveries (event_id, rule, url, method, headers, content_type, body, timeout_ms,
-                        state, created_at, next_attempt_at, deadline, kind, qos, retain)
-                    VALUES (?, ?, ?, 'MQTT', '[]', '', ?, 0, 'pending', ?, ?, ?, 'mqtt', ?, ?)
-                    """
-            ).execute(arguments: [
-                publication.eventID, publication.rule, publication.topic, Data(publication.payload), created, created,
-                deadline, publication.qos, publication.retain,
-            ])
-            return db.lastInsertedRowID
-        }
+        let (id, owesStore) = try accept(
+            DeliveryRow(
+                id: 0, eventID: publication.eventID, rule: publication.rule, url: publication.topic, method: "MQTT",
+                headers: "[]", contentType: "", body: publication.payload, secret: nil, timeoutMilliseconds: 0,
+                created: created, deadline: created + max(0, publication.retryFor.milliseconds), kind: "mqtt",
+                qos: Int64(publication.qos), retain: publication.retain))
+        // The publisher reads publications from the table: insert it now (it is durable already).
+        if owesStore { storeAcceptedOrLog() }
+        return id
     }
 
     /// Pending MQTT publications with a row id above `id`, oldest first.

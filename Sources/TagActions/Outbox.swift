@@ -21,18 +21,26 @@ public final class Outbox: Sendable {
     let pool: DatabasePool
     let logger: Logger
     let writesSincePrune = Atomic<Int>(0)
+    /// Rows accepted and not yet inserted, with the intake log when there is one (``accept(_:)``).
+    let intake: Mutex<Intake>
+    /// Held while rows are inserted, so the table receives them in the order of their ids.
+    let storing = Mutex(())
 
     /// Opens (creating and migrating if needed) the state database in `directory`.
     /// - Parameters:
     ///   - directory: the state directory; created (0700) if missing.
     ///   - retention: how many finished deliveries and taps to keep.
     ///   - busyTimeout: how long a write waits for another process's write (`tagrouter history` only reads).
+    ///   - intakeLog: whether deliveries are accepted through the intake log (`intake.log`), so that a webhook's
+    ///     first attempt starts before its row is inserted: the router's own outbox. Rows the log holds and the
+    ///     table lacks (a crash between the two writes) are inserted here; only one process may have the log.
     ///   - logger: where database maintenance is logged.
     /// - Throws: ``ActionError`` (`stateDatabase`) naming the path and the cause.
     public init(
         directory: String,
         retention: Int = Outbox.defaultRetention,
         busyTimeout: Duration = .seconds(10),
+        intakeLog: Bool = false,
         logger: Logger
     ) throws {
         let path = StateDirectory.databasePath(in: directory)
@@ -58,6 +66,10 @@ public final class Outbox: Sendable {
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
+            intake = Mutex(
+                intakeLog
+                    ? try Self.recoverIntake(directory: directory, pool: pool, logger: logger)
+                    : Intake(log: nil, nextID: 0))
         } catch let error as ActionError {
             throw error
         } catch {

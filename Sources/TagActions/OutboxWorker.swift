@@ -65,27 +65,31 @@ public final class OutboxWorker: Service, Sendable {
 
     /// Accepts a delivery: validates it, writes it durably, and starts its first attempt.
     ///
-    /// While the worker runs and has room, the attempt starts at once on the caller's thread (`Task.immediate`)
-    /// and runs there up to the HTTP client's hop to its event loop: no wait for the worker's loop to wake up
-    /// (docs/development.md, "Tap latency"). The loop records its outcome. Otherwise the delivery is handed to
-    /// the loop, or left to its query of due rows.
+    /// With the outbox's intake log (the router's), the delivery is durable once it is appended there (one
+    /// `write`), and its first attempt starts before the row is inserted into the state database, which the
+    /// loop does when it records the outcome. While the worker runs and has room, the attempt starts at once on the caller's thread
+    /// (`Task.immediate`) and runs there up to the HTTP client's hop to its event loop: no wait for the worker's
+    /// loop to wake up (docs/development.md, "Tap latency"). The loop records its outcome, after the row is in
+    /// the table. Otherwise the delivery is handed to the loop, or left to its query of due rows.
     /// - Parameter request: the rendered request.
     /// - Returns: the delivery's id in the state database.
     /// - Throws: ``ActionError`` (`invalidRequest`, `stateDatabase`); once this returns, the delivery is durable.
     @discardableResult
     public func enqueue(_ request: WebhookRequest) throws -> Int64 {
-        let (id, direct) = try handover.withLock { shared -> (Int64, (PendingDelivery, WebhookSender)?) in
+        let (id, owesStore, direct) = try handover.withLock {
+            shared -> (Int64, Bool, (PendingDelivery, WebhookSender)?) in
             let now = Date()
-            let id = try outbox.insert(request, now: now)
+            let (id, owesStore) = try outbox.accept(request, now: now)
             let delivery = PendingDelivery(id: id, request: request, created: Timestamp.milliseconds(now))
             if let sender = shared.sender, shared.inFlight < configuration.maxInFlight {
                 shared.direct.updateValue(nil, forKey: id)
-                return (id, (delivery, sender))
+                return (id, owesStore, (delivery, sender))
             }
             shared.queued.append(delivery)
-            return (id, nil)
+            return (id, owesStore, nil)
         }
         guard let (delivery, sender) = direct else {
+            if owesStore { outbox.storeAcceptedOrLog() }
             wakeup.signal()
             return id
         }
@@ -100,6 +104,8 @@ public final class OutboxWorker: Service, Sendable {
         handover.withLock { shared in
             if shared.direct.keys.contains(id) { shared.direct[id] = task }
         }
+        // The row goes into the table when the loop records the attempt's outcome (`Outbox.apply` inserts the
+        // accepted rows first): the insert's CPU time is not spent while the request is on its way.
         return id
     }
 

@@ -54,7 +54,7 @@ public enum RouterLauncher {
         var worker: OutboxWorker?
         if !settings.isDryRun {
             do {
-                let opened = try Outbox(directory: settings.stateDirectory, logger: logger)
+                let opened = try Outbox(directory: settings.stateDirectory, intakeLog: true, logger: logger)
                 let outboxWorker = OutboxWorker(
                     outbox: opened, configuration: .init(userAgent: "tagrouter/\(Version.current)"), logger: logger)
                 outbox = opened
