@@ -28,7 +28,7 @@ struct DeliveryRow: Sendable, Hashable {
 /// its id (``Outbox`` keeps that order). At start-up the rows whose id is above the highest the table has ever
 /// held (`sqlite_sequence`) are inserted from the log; every other record was inserted already. The log is
 /// emptied once every record it holds is in the table. Like SQLite in WAL mode with `synchronous = NORMAL`, it
-/// survives the router's crash or kill, without an `fsync` per write (docs/operations.md, "State").
+/// survives the router's crash or kill, without an `fsync` per write (docs/cli.md, "The state database").
 ///
 /// A record: `TRI1`, the payload's length and its CRC-32 (both 32-bit little-endian), then the payload: the
 /// row's fields in ``DeliveryRow`` order, integers as 64-bit little-endian, texts and bytes with a 32-bit
