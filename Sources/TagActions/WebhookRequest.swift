@@ -80,7 +80,8 @@ public struct WebhookRequest: Sendable, Hashable {
     /// a method or header name that is not a token, CR/LF/NUL in a header value.
     /// - Throws: ``ActionError`` (`invalidRequest`) naming the rule and the offending part.
     public func validate() throws {
-        let shown = Self.redacted(url)
+        // Redacting parses the URL once more: only an error message needs it.
+        var shown: String { Self.redacted(url) }
         guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw ActionError(
                 .invalidRequest, "webhook of rule '\(rule)': URL \(shown) contains a space or control character")

@@ -11,6 +11,8 @@ public struct RecordedRequest: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     public var receivedAt: ContinuousClock.Instant
+    /// Which connection carried it: connections are numbered from 0 in the order the server accepted them.
+    public var connection: Int
 
     /// The first value of a header, case-insensitively.
     public func header(_ name: String) -> String? {
@@ -69,7 +71,8 @@ public final class HTTPTestServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                     }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Handler(recorder: recorder))
+                    try channel.pipeline.syncOperations.addHandler(
+                        Handler(recorder: recorder, connection: recorder.nextConnection()))
                 }
             }
             .bind(host: "127.0.0.1", port: port).get()
@@ -118,9 +121,17 @@ public final class HTTPTestServer: Sendable {
 private final class Recorder: Sendable {
     let script: HTTPTestServer.Script
     let server = Mutex<HTTPTestServer?>(nil)
+    private let connections = Mutex(0)
 
     init(script: @escaping HTTPTestServer.Script) {
         self.script = script
+    }
+
+    func nextConnection() -> Int {
+        connections.withLock { count in
+            defer { count += 1 }
+            return count
+        }
     }
 }
 
@@ -129,11 +140,13 @@ private final class Handler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     let recorder: Recorder
+    let connection: Int
     var head: HTTPRequestHead?
     var body: [UInt8] = []
 
-    init(recorder: Recorder) {
+    init(recorder: Recorder, connection: Int) {
         self.recorder = recorder
+        self.connection = connection
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -150,7 +163,8 @@ private final class Handler: ChannelInboundHandler {
                 uri: head.uri,
                 headers: head.headers.map { ($0.name, $0.value) },
                 body: body,
-                receivedAt: .now
+                receivedAt: .now,
+                connection: connection
             )
             let index = server.record(request)
             respond(recorder.script(request, index), context: context, keepAlive: head.isKeepAlive)
