@@ -20,21 +20,6 @@ struct PendingDelivery: Sendable, Hashable {
     var deadline: Int64
 }
 
-extension PendingDelivery {
-    /// The delivery as ``Outbox/insert(_:now:)`` writes it, for the worker's in-memory handover.
-    /// - Parameters:
-    ///   - id: its row id.
-    ///   - request: the request written.
-    ///   - created: its acceptance time in milliseconds since 1970.
-    init(id: Int64, request: WebhookRequest, created: Int64) {
-        self.init(
-            id: id, eventID: request.eventID, rule: request.rule, url: request.url, method: request.method,
-            headers: request.headers, contentType: request.contentType, body: request.body, secret: request.secret,
-            timeoutMilliseconds: max(1, request.timeout.milliseconds), attempts: 0,
-            deadline: created + max(0, request.retryFor.milliseconds))
-    }
-}
-
 /// What one attempt changes in a delivery's row.
 struct DeliveryUpdate: Sendable, Hashable {
     enum State: String, Sendable {
@@ -59,9 +44,9 @@ extension Outbox {
     /// - Throws: ``ActionError`` (`invalidRequest` or `stateDatabase`).
     @discardableResult
     public func insert(_ request: WebhookRequest, now: Date = Date()) throws -> Int64 {
-        let (id, owesStore) = try accept(request, now: now)
+        let (delivery, owesStore) = try accept(request, now: now)
         if owesStore { storeAcceptedOrLog() }
-        return id
+        return delivery.id
     }
 
     /// Accepts a delivery (``accept(_:)``): durable when this returns, in the table once ``storeAccepted()`` ran
@@ -69,17 +54,23 @@ extension Outbox {
     /// - Parameters:
     ///   - request: the rendered request; validated here.
     ///   - now: the acceptance time.
-    /// - Returns: the delivery's row id, and whether ``storeAccepted()`` is owed.
+    /// - Returns: the delivery as the worker sends it (its row id included), and whether ``storeAccepted()`` is
+    ///   owed.
     /// - Throws: ``ActionError`` (`invalidRequest` or `stateDatabase`).
-    func accept(_ request: WebhookRequest, now: Date) throws -> (id: Int64, owesStore: Bool) {
+    func accept(_ request: WebhookRequest, now: Date) throws -> (delivery: PendingDelivery, owesStore: Bool) {
         try request.validate()
         let created = Timestamp.milliseconds(now)
-        return try accept(
-            DeliveryRow(
-                id: 0, eventID: request.eventID, rule: request.rule, url: request.url, method: request.method,
-                headers: Self.headersJSON(request.headers), contentType: request.contentType, body: request.body,
-                secret: request.secret, timeoutMilliseconds: max(1, request.timeout.milliseconds), created: created,
-                deadline: created + max(0, request.retryFor.milliseconds), kind: "webhook", qos: 0, retain: false))
+        let row = DeliveryRow(
+            id: 0, eventID: request.eventID, rule: request.rule, url: request.url, method: request.method,
+            headers: Self.headersJSON(request.headers), contentType: request.contentType, body: request.body,
+            secret: request.secret, timeoutMilliseconds: max(1, request.timeout.milliseconds), created: created,
+            deadline: created + max(0, request.retryFor.milliseconds), kind: "webhook", qos: 0, retain: false)
+        let (id, owesStore) = try accept(row)
+        let delivery = PendingDelivery(
+            id: id, eventID: row.eventID, rule: row.rule, url: row.url, method: row.method, headers: request.headers,
+            contentType: row.contentType, body: row.body, secret: row.secret,
+            timeoutMilliseconds: row.timeoutMilliseconds, attempts: 0, deadline: row.deadline)
+        return (delivery, owesStore)
     }
 
     /// ``storeAccepted()``, logging a failure: the rows stay accepted (in the intake log) and the next call, or
@@ -150,9 +141,14 @@ extension Outbox {
     /// - Returns: the number of pending deliveries.
     /// - Throws: ``ActionError`` (`stateDatabase`) if the state database cannot be read.
     public func pendingCount() throws -> Int {
-        try storeAccepted()
-        return try read("count pending deliveries") { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deliveries WHERE state = 'pending'") ?? 0
+        // Accepted rows not yet inserted are pending too; `storing` keeps them from being counted twice (in the
+        // table and in memory) while an insert runs.
+        try storing.withLock { _ in
+            let accepted = intake.withLock { $0.pending.count }
+            return try accepted
+                + read("count pending deliveries") { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deliveries WHERE state = 'pending'") ?? 0
+                }
         }
     }
 

@@ -79,8 +79,8 @@ public final class OutboxWorker: Service, Sendable {
         let (id, owesStore, direct) = try handover.withLock {
             shared -> (Int64, Bool, (PendingDelivery, WebhookSender)?) in
             let now = Date()
-            let (id, owesStore) = try outbox.accept(request, now: now)
-            let delivery = PendingDelivery(id: id, request: request, created: Timestamp.milliseconds(now))
+            let (delivery, owesStore) = try outbox.accept(request, now: now)
+            let id = delivery.id
             if let sender = shared.sender, shared.inFlight < configuration.maxInFlight {
                 shared.direct.updateValue(nil, forKey: id)
                 return (id, owesStore, (delivery, sender))

@@ -39,7 +39,7 @@ final class WebhookClient: Sendable {
         /// How long an unused connection is kept open.
         var idleTimeout: TimeAmount = .seconds(60)
         /// How many unused connections are kept per origin.
-        var idleConnectionsPerOrigin = 8
+        var idleConnectionsPerOrigin = 16
         /// TLS for `https` URLs: the system's trust store unless a test adds roots.
         var tls: TLSConfiguration = .makeClientConfiguration()
     }
@@ -68,16 +68,17 @@ final class WebhookClient: Sendable {
         while true {
             let (channel, wasIdle) = try await connection(to: request.origin, deadline: deadline, reuse: reuse)
             let promise = channel.eventLoop.makePromise(of: WebhookResponse.self)
-            // The handler completes `written` as it takes the exchange; a channel that closed before that has no
-            // handlers left, and the write fails instead: the exchange fails with it, never left pending.
-            let written = channel.eventLoop.makePromise(of: Void.self)
-            written.futureResult.whenFailure { error in
-                promise.fail(WebhookClientError(.closedBeforeAnswer, "\(error)"))
+            let exchange = WebhookExchange(head: request.head, body: request.body, deadline: deadline, promise: promise)
+            // One task on the event loop. The handler completes `written` as it takes the exchange; a channel that
+            // closed before that has no handlers left, and the write fails instead: the exchange fails with it,
+            // never left pending.
+            channel.eventLoop.execute {
+                let written = channel.eventLoop.makePromise(of: Void.self)
+                written.futureResult.whenFailure { error in
+                    promise.fail(WebhookClientError(.closedBeforeAnswer, "\(error)"))
+                }
+                channel.writeAndFlush(exchange, promise: written)
             }
-            channel.writeAndFlush(
-                WebhookExchange(head: request.head, body: request.body, deadline: deadline, promise: promise),
-                promise: written
-            )
             do {
                 // Cancelled (the worker stops): closing the connection ends the exchange at once.
                 return try await withTaskCancellationHandler {
@@ -225,17 +226,12 @@ extension WebhookClient.Request {
     ///   - headers: the header fields, without `Host` and `Content-Length`, which this adds.
     ///   - body: the body, if the request has one.
     init?(method: HTTPMethod, url: String, headers: HTTPHeaders, body: [UInt8]?) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
-        else { return nil }
-        let isTLS = scheme == "https"
-        let port = components.port ?? (isTLS ? 443 : 80)
-        origin = WebhookClient.Origin(isTLS: isTLS, host: host, port: port)
-        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery { target += "?" + query }
+        guard let (origin, target) = WebhookClient.Origin.parse(url) else { return nil }
+        self.origin = origin
         head = HTTPRequestHead(version: .http1_1, method: method, uri: target)
-        let hostField = host.contains(":") ? "[\(host)]" : host
-        head.headers.add(name: "Host", value: port == (isTLS ? 443 : 80) ? hostField : "\(hostField):\(port)")
+        let host = origin.host.contains(":") ? "[\(origin.host)]" : origin.host
+        let isDefaultPort = origin.port == (origin.isTLS ? 443 : 80)
+        head.headers.add(name: "Host", value: isDefaultPort ? host : "\(host):\(origin.port)")
         head.headers.add(contentsOf: headers)
         if let body {
             head.headers.add(name: "Content-Length", value: String(body.count))
@@ -243,6 +239,22 @@ extension WebhookClient.Request {
         } else {
             self.body = nil
         }
+    }
+}
+
+extension WebhookClient.Origin {
+    /// The origin and the request target (path and query, as written) of an `http` or `https` URL with a host.
+    /// ``WebhookRequest/validate()`` refuses a URL this does not accept.
+    /// - Parameter url: the URL, already percent-encoded.
+    /// - Returns: nil if `url` is not such a URL.
+    static func parse(_ url: String) -> (origin: Self, target: String)? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else { return nil }
+        let isTLS = scheme == "https"
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        return (Self(isTLS: isTLS, host: host, port: components.port ?? (isTLS ? 443 : 80)), target)
     }
 }
 

@@ -155,8 +155,7 @@ final class WebhookConnectionHandler: ChannelDuplexHandler {
             if total > Self.maxBodyRead {
                 finish(context: context, keepAlive: false)
             }
-        case (.end, .receiving):
-            guard case .receiving(_, let head, _, _) = state else { return }
+        case (.end, .receiving(_, let head, _, _)):
             finish(context: context, keepAlive: head.isKeepAlive)
         case (_, .closed):
             break

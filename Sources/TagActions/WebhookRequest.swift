@@ -86,9 +86,7 @@ public struct WebhookRequest: Sendable, Hashable {
             throw ActionError(
                 .invalidRequest, "webhook of rule '\(rule)': URL \(shown) contains a space or control character")
         }
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
-        else {
+        guard WebhookClient.Origin.parse(url) != nil else {
             throw ActionError(.invalidRequest, "webhook of rule '\(rule)': URL \(shown) is not an http or https URL")
         }
         guard Self.isToken(method) else {
