@@ -34,7 +34,17 @@ public final class BlockingThread: TaskExecutor, Sendable {
         if queue.isCurrentThread {
             return try body()
         }
-        return try await withCheckedThrowingContinuation { continuation in
+        return try await runAfterQueuedJobs(body)
+    }
+
+    /// Runs `body` on the thread once the jobs queued before it have run, and returns its result; from the thread
+    /// itself too, where ``run(_:)`` would run it at once, ahead of them. Releasing a context this way lets the
+    /// disconnects still queued for its cards go first (``CardConnection/disconnectAfterCurrentJob()``).
+    /// - Parameter body: the blocking work.
+    /// - Returns: what `body` returned.
+    /// - Throws: what `body` threw.
+    func runAfterQueuedJobs<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
             queue.enqueue { continuation.resume(with: Result(catching: body)) }
         }
     }

@@ -114,7 +114,8 @@ public final class PCSCContext: Sendable {
         _ = SCardCancel(handle)
     }
 
-    /// Releases the context. Further calls fail with `SCARD_E_INVALID_HANDLE`.
+    /// Releases the context, after the jobs already queued on its thread (a card's disconnect among them). Further
+    /// calls fail with `SCARD_E_INVALID_HANDLE`.
     public func release() async {
         let wasReleased = isReleased.withLock { released in
             defer { released = true }
@@ -123,7 +124,7 @@ public final class PCSCContext: Sendable {
         guard !wasReleased else { return }
         cancel()
         let handle = handle
-        _ = try? await thread.run { _ = SCardReleaseContext(handle) }
+        _ = try? await thread.runAfterQueuedJobs { _ = SCardReleaseContext(handle) }
         logger.debug("pcsc.context.released")
     }
 

@@ -26,6 +26,32 @@ import class TestSupport.PrivatePCSCD
             #expect(await events.next() == .cardRemoved(reader: pcscd.readerName(slot: 0)))
         }
     }
+
+    @Test func firstCardSkipsReadersNotAcceptedAndReturnsTheCardOnOneThatIs() async throws {
+        try await withPCSCD { pcscd in
+            let skipped = try Type2Card(model: .ntag213, message: [])
+            let wanted = try Type4Card(message: [0xD0, 0x00, 0x00])
+            let first = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(skipped)
+            let second = try VirtualReader(port: pcscd.vpcdPort(slot: 1), logger: logger).present(wanted)
+            let wantedReader = pcscd.readerName(slot: 1)
+            let found = await ReaderWatcher(logger: logger).firstCard { $0 == wantedReader }
+            #expect(found?.reader == wantedReader)
+            #expect(found?.atr == wanted.atr)
+            await first.remove()
+            await second.remove()
+        }
+    }
+
+    @Test func firstCardReturnsNilWhenTheWatcherIsStopped() async throws {
+        try await withPCSCD { pcscd in
+            let watcher = ReaderWatcher(logger: logger)
+            async let found = watcher.firstCard { _ in true }
+            try await Task.sleep(for: .milliseconds(200))
+            watcher.stop()
+            #expect(await found == nil)
+            _ = pcscd
+        }
+    }
 }
 
 @Suite(.timeLimit(.minutes(45))) struct ConnectionTests {

@@ -126,13 +126,12 @@ public enum ReaderCommands {
 
     /// Waits for a tag on a matching reader (one already there counts) and reads it.
     private static func waitAndRead(accepts: (String) -> Bool) async throws -> TagReport {
-        for await event in ReaderWatcher(logger: logger) {
-            guard case .cardPresented(let reader, let atr, _) = event, accepts(reader) else { continue }
-            return try await PCSCContext.withContext(logger: logger) { context in
-                try await TagReport.read(reader: reader, atr: atr, context: context)
-            }
+        guard let (reader, atr) = await ReaderWatcher(logger: logger).firstCard(where: accepts) else {
+            throw CancellationError()
         }
-        throw CancellationError()
+        return try await PCSCContext.withContext(logger: logger) { context in
+            try await TagReport.read(reader: reader, atr: atr, context: context)
+        }
     }
 
     private static func noReaderSentence(patterns: [ReaderPattern], readers: [String]) -> String {

@@ -185,15 +185,13 @@ public enum TagWriting {
     private static func waitAndWrite(
         _ message: [UInt8], patterns: [ReaderPattern], lock: Bool
     ) async throws -> WriteReport {
-        for await event in ReaderWatcher(logger: ReaderCommands.logger) {
-            guard case .cardPresented(let reader, let atr, _) = event,
-                patterns.isEmpty || patterns.contains(where: { $0.matches(reader) })
-            else { continue }
-            return try await PCSCContext.withContext(logger: ReaderCommands.logger) { context in
-                try await write(message, reader: reader, atr: atr, lock: lock, context: context)
-            }
+        let accepts = { (name: String) in patterns.isEmpty || patterns.contains { $0.matches(name) } }
+        guard let (reader, atr) = await ReaderWatcher(logger: ReaderCommands.logger).firstCard(where: accepts) else {
+            throw CancellationError()
         }
-        throw CancellationError()
+        return try await PCSCContext.withContext(logger: ReaderCommands.logger) { context in
+            try await write(message, reader: reader, atr: atr, lock: lock, context: context)
+        }
     }
 
     /// Connects to the card in `reader` and writes, on the context's thread.
