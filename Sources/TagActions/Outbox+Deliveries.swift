@@ -58,6 +58,20 @@ extension Outbox {
     ///   owed.
     /// - Throws: ``ActionError`` (`invalidRequest` or `stateDatabase`).
     func accept(_ request: WebhookRequest, now: Date) throws -> (delivery: PendingDelivery, owesStore: Bool) {
+        var (row, delivery) = try prepare(request, now: now)
+        let (id, owesStore) = try accept(row)
+        delivery.id = id
+        return (delivery, owesStore)
+    }
+
+    /// Validates a request and turns it into the row the outbox stores and the delivery the worker sends, both
+    /// without an id yet (``accept(_:)`` gives it).
+    /// - Parameters:
+    ///   - request: the rendered request.
+    ///   - now: the acceptance time.
+    /// - Returns: the row and the delivery.
+    /// - Throws: ``ActionError`` (`invalidRequest`).
+    func prepare(_ request: WebhookRequest, now: Date) throws -> (row: DeliveryRow, delivery: PendingDelivery) {
         try request.validate()
         let created = Timestamp.milliseconds(now)
         let row = DeliveryRow(
@@ -65,12 +79,11 @@ extension Outbox {
             headers: Self.headersJSON(request.headers), contentType: request.contentType, body: request.body,
             secret: request.secret, timeoutMilliseconds: max(1, request.timeout.milliseconds), created: created,
             deadline: created + max(0, request.retryFor.milliseconds), kind: "webhook", qos: 0, retain: false)
-        let (id, owesStore) = try accept(row)
         let delivery = PendingDelivery(
-            id: id, eventID: row.eventID, rule: row.rule, url: row.url, method: row.method, headers: request.headers,
+            id: 0, eventID: row.eventID, rule: row.rule, url: row.url, method: row.method, headers: request.headers,
             contentType: row.contentType, body: row.body, secret: row.secret,
             timeoutMilliseconds: row.timeoutMilliseconds, attempts: 0, deadline: row.deadline)
-        return (delivery, owesStore)
+        return (row, delivery)
     }
 
     /// ``storeAccepted()``, logging a failure: the rows stay accepted (in the intake log) and the next call, or

@@ -7,7 +7,8 @@ import WebhookRetry
 /// The state database (`<state dir>/tagrouter.sqlite`, SQLite in WAL mode): the durable outbox of webhooks and
 /// QoS 1 MQTT publications, and the tap history.
 ///
-/// Every delivery is written here before its first attempt, so neither a crash nor a restart loses one. The
+/// Every delivery is written here (through the intake log) as its first attempt starts, and accepted only once
+/// it is, so neither a crash nor a restart loses one that was accepted. The
 /// rows hold what a retry needs to sign and send the request unchanged, including the rule's secret and
 /// headers (which may carry tokens): the directory is created mode 0700 and the database file 0600.
 public final class Outbox: Sendable {

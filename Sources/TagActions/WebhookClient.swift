@@ -248,6 +248,22 @@ extension WebhookClient.Origin {
     /// - Parameter url: the URL, already percent-encoded.
     /// - Returns: nil if `url` is not such a URL.
     static func parse(_ url: String) -> (origin: Self, target: String)? {
+        if let known = recentlyParsed.withLock({ $0[url] }) { return known }
+        let parsed = parseComponents(url)
+        recentlyParsed.withLock { recent in
+            if recent.count >= recentlyParsedLimit { recent.removeAll(keepingCapacity: true) }
+            recent[url] = parsed
+        }
+        return parsed
+    }
+
+    /// The URLs parsed lately and what came of them: a tap's webhook URL is parsed to validate it and again to
+    /// send it, and a rule's URL is usually the same tap after tap, where `URLComponents` costs some 10 µs each
+    /// time. Emptied when it reaches ``recentlyParsedLimit``.
+    private static let recentlyParsed = Mutex<[String: (origin: Self, target: String)?]>([:])
+    private static let recentlyParsedLimit = 256
+
+    private static func parseComponents(_ url: String) -> (origin: Self, target: String)? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else { return nil }

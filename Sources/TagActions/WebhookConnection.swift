@@ -129,17 +129,20 @@ final class WebhookConnectionHandler: ChannelDuplexHandler {
             exchange.promise.fail(WebhookClientError(.closedBeforeAnswer, "it had closed while idle"))
             return
         }
-        idleClose?.cancel()
-        idleClose = nil
         state = .waiting(exchange.promise)
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(deadline: exchange.deadline) {
-            self.fail(WebhookClientError(.timedOut), context: context)
-        }
         context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
         if let body = exchange.body {
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        // The timers are set once the request is on its way (no answer can be read before this returns). A
+        // write that failed has closed the connection and failed the exchange already.
+        idleClose?.cancel()
+        idleClose = nil
+        guard case .waiting = state else { return }
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(deadline: exchange.deadline) {
+            self.fail(WebhookClientError(.timedOut), context: context)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
