@@ -82,11 +82,7 @@ public final class CardConnection: CardChannel {
 
     /// Disconnects, leaving the card powered. Safe to call more than once.
     public func disconnect() async {
-        let wasDisconnected = isDisconnected.withLock { disconnected in
-            defer { disconnected = true }
-            return disconnected
-        }
-        guard !wasDisconnected else { return }
+        guard claimDisconnect() else { return }
         let handle = handle
         _ = try? await context.thread.run { _ = SCardDisconnect(handle, DWORD(SCARD_LEAVE_CARD)) }
     }
@@ -95,12 +91,16 @@ public final class CardConnection: CardChannel {
     /// read on that thread decides and starts its actions first (a webhook's request leaves about 40 µs sooner),
     /// and the card is released before the thread takes its next job. Safe to call more than once.
     public func disconnectAfterCurrentJob() {
-        let wasDisconnected = isDisconnected.withLock { disconnected in
-            defer { disconnected = true }
-            return disconnected
-        }
-        guard !wasDisconnected else { return }
+        guard claimDisconnect() else { return }
         let handle = handle
         context.thread.post { _ = SCardDisconnect(handle, DWORD(SCARD_LEAVE_CARD)) }
+    }
+
+    /// Marks the connection disconnected; `true` for the one caller that gets to disconnect it.
+    private func claimDisconnect() -> Bool {
+        isDisconnected.withLock { disconnected in
+            defer { disconnected = true }
+            return !disconnected
+        }
     }
 }

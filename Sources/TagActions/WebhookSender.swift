@@ -48,22 +48,21 @@ struct WebhookSender: Sendable {
     func attempt(_ delivery: PendingDelivery) async -> AttemptResult {
         let now = Date()
         let deadline = NIODeadline.now() + .milliseconds(delivery.timeoutMilliseconds)
+        // Redacting parses the URL once more: only an error message needs it.
+        var shown: String { WebhookRequest.redacted(delivery.url) }
         guard let request = request(for: delivery, now: now) else {
-            let shown = WebhookRequest.redacted(delivery.url)
             return AttemptResult(verdict: .failed, error: "\(delivery.method) \(shown): not an http or https URL")
         }
         let response: WebhookResponse
         do {
             response = try await client.execute(request, deadline: deadline)
         } catch {
-            let shown = WebhookRequest.redacted(delivery.url)
             return AttemptResult(verdict: .retry, error: "\(delivery.method) \(shown): \(error)")
         }
         let status = Int(response.status.code)
         let verdict = AttemptResult.verdict(forStatus: status)
         var result = AttemptResult(verdict: verdict, status: status)
         if verdict != .delivered {
-            let shown = WebhookRequest.redacted(delivery.url)
             let text = String(decoding: response.snippet, as: UTF8.self).filter { !$0.isNewline }
             result.error = "\(delivery.method) \(shown): HTTP \(status)" + (text.isEmpty ? "" : ": \(text)")
             if verdict == .failed && (300...399).contains(status) {
