@@ -42,7 +42,7 @@ import class TestSupport.PrivatePCSCD
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func firstCardReturnsNilWhenTheWatcherIsStopped() async throws {
+    @Test func firstCardReturnsNilWhenTheWatcherIsStopped() async throws {
         try await withPCSCD { _ in
             let watcher = ReaderWatcher(logger: logger)
             async let found = watcher.firstCard { _ in true }
