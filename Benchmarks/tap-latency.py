@@ -77,8 +77,13 @@ def main():
     parser.add_argument("--taps", type=int, default=20, help="taps per subject per round")
     parser.add_argument("--hold", default="600ms")
     parser.add_argument("--gap", type=float, default=0.6, help="seconds with no tag between taps")
+    parser.add_argument("--against", help="a second tagrouter build, run in turn with the first (column 'other')")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
+    binaries = {"tagrouter": binary}
+    if args.against:
+        binaries["other"] = os.path.abspath(args.against)
+    subjects = ["script"] + list(binaries)
     work = tempfile.mkdtemp(prefix="tap-latency-")
     port = free_port()
     for folder in ("rules", "timelines"):
@@ -98,18 +103,18 @@ def main():
         f.write(f"version: 1\nrules:\n  - name: bench\n    cooldown: 0\n    match: {{ any: true }}\n{action}")
     pcscd, env = start_pcscd(work, port)
     offset = realtime_offset()
-    results = {"script": [], "tagrouter": []}
+    results = {subject: [] for subject in subjects}
     try:
         time.sleep(0.5)
         for round_ in range(args.rounds):
-            for subject in ("script", "tagrouter"):
+            for subject in subjects:
                 log = open(f"{work}/{subject}.log", "a")
                 if subject == "script":
                     process = subprocess.Popen(script, env=env, stdout=subprocess.PIPE, stderr=log, text=True)
                     ready = process.stdout.readline().strip() == "ready"
                 else:
                     process = subprocess.Popen(
-                        [binary, "run", "--rules", f"{work}/rules", "--state-dir", f"{work}/state"],
+                        [binaries[subject], "run", "--rules", f"{work}/rules", "--state-dir", f"{work}/state"],
                         env=env, stdout=log, stderr=log)
                     ready = wait_for(lambda: "watching" in open(f"{work}/{subject}.log").read(), 10)
                 if not ready:
@@ -137,18 +142,18 @@ def main():
                 process.wait(timeout=10)
         names = ["ATR -> first command", "first -> last command", "last command -> action", "ATR -> action"]
         print(f"action: {args.action}; {args.rounds} rounds of {args.taps} taps each, alternating; medians in ms")
-        print(f"{'stretch':<26}{'script':>10}{'tagrouter':>12}")
+        print(f"{'stretch':<26}" + "".join(f"{s:>12}" for s in subjects))
         for index, name in enumerate(names):
             values = [statistics.median(f[index] for f in results[s]) if results[s] else float("nan")
-                      for s in ("script", "tagrouter")]
-            print(f"{name:<26}{values[0]:>10.3f}{values[1]:>12.3f}")
-        counts = [sorted({f[4] for f in results[s]}) for s in ("script", "tagrouter")]
-        print(f"commands per tap: script {counts[0]}, tagrouter {counts[1]}; taps measured: "
-              f"script {len(results['script'])}, tagrouter {len(results['tagrouter'])}")
-        if results["script"] and results["tagrouter"]:
-            ratio = statistics.median(f[3] for f in results["tagrouter"]) / statistics.median(
-                f[3] for f in results["script"])
-            print(f"tagrouter / script, median ATR -> action: {ratio:.2f}")
+                      for s in subjects]
+            print(f"{name:<26}" + "".join(f"{v:>12.3f}" for v in values))
+        print("commands per tap: " + ", ".join(f"{s} {sorted({f[4] for f in results[s]})}" for s in subjects)
+              + "; taps measured: " + ", ".join(f"{s} {len(results[s])}" for s in subjects))
+        for subject in subjects[1:]:
+            if results["script"] and results[subject]:
+                ratio = statistics.median(f[3] for f in results[subject]) / statistics.median(
+                    f[3] for f in results["script"])
+                print(f"{subject} / script, median ATR -> action: {ratio:.2f}")
     finally:
         pcscd.send_signal(signal.SIGTERM)
         pcscd.wait(timeout=10)

@@ -63,63 +63,50 @@ public final class OutboxWorker: Service, Sendable {
         self.logger = logger
     }
 
-    /// Accepts a delivery: validates it, starts its first attempt, and writes it durably.
+    /// Accepts a delivery: validates it, writes it durably, and starts its first attempt.
     ///
-    /// While the worker runs and has room, the first attempt starts at once on the caller's thread
+    /// The delivery is written before any of its request is sent: with the outbox's intake log (the router's)
+    /// that is one `write`, and the row goes into the state database when the loop records the attempt's outcome.
+    /// While the worker runs and has room, the attempt then starts at once on the caller's thread
     /// (`Task.immediate`) and runs there up to the HTTP client's hop to its event loop: no wait for the worker's
-    /// loop to wake up. The delivery is written while the event loop wakes up and sends the request: with the
-    /// outbox's intake log (the router's) that is one `write`, and the row goes into the state database when the
-    /// loop records the attempt's outcome (docs/development.md, "Where the time goes"). Otherwise the delivery
-    /// is written and handed to the loop, or left to its query of due rows.
-    ///
-    /// If the delivery cannot be written, the attempt already under way is cancelled (its connection closed)
-    /// and this throws: the receiver may have got that one request, and nothing retries it.
+    /// loop to wake up (docs/development.md, "Tap latency"). Otherwise the delivery is handed to the loop, or left
+    /// to its query of due rows.
     /// - Parameter request: the rendered request.
     /// - Returns: the delivery's id in the state database.
     /// - Throws: ``ActionError`` (`invalidRequest`, `stateDatabase`); once this returns, the delivery is durable.
     @discardableResult
     public func enqueue(_ request: WebhookRequest) throws -> Int64 {
-        let (row, unnumbered) = try outbox.prepare(request, now: Date())
-        let start = handover.withLock { shared -> (WebhookSender, UInt64)? in
-            guard let sender = shared.sender, shared.inFlight < configuration.maxInFlight else { return nil }
-            return (sender, shared.reserveFirstAttempt())
-        }
-        guard let (sender, token) = start else {
-            let (id, owesStore) = try handover.withLock { shared in
-                let (id, owesStore) = try outbox.accept(row)
-                var delivery = unnumbered
-                delivery.id = id
-                shared.queued.append(delivery)
-                return (id, owesStore)
+        let (id, owesStore, direct) = try handover.withLock {
+            shared -> (Int64, Bool, (PendingDelivery, WebhookSender)?) in
+            let now = Date()
+            let (delivery, owesStore) = try outbox.accept(request, now: now)
+            let id = delivery.id
+            if let sender = shared.sender, shared.inFlight < configuration.maxInFlight {
+                shared.direct.updateValue(nil, forKey: id)
+                return (id, owesStore, (delivery, sender))
             }
+            shared.queued.append(delivery)
+            return (id, owesStore, nil)
+        }
+        guard let (delivery, sender) = direct else {
             if owesStore { outbox.storeAcceptedOrLog() }
             wakeup.signal()
             return id
         }
         let task = Task.immediate {
-            let result = await sender.attempt(unnumbered)
-            self.handover.withLock { $0.firstAttemptEnded(token, result: result) }
+            let result = await sender.attempt(delivery)
+            self.handover.withLock { shared in
+                shared.direct.removeValue(forKey: delivery.id)
+                shared.finished.append((delivery, result))
+            }
             self.wakeup.signal()
         }
-        do {
-            // The row goes into the table when the loop records the attempt's outcome (`Outbox.apply` inserts
-            // the accepted rows first): the insert's CPU time is not spent while the request is on its way.
-            let (id, hasOutcome) = try handover.withLock { shared in
-                do {
-                    var delivery = unnumbered
-                    delivery.id = try outbox.accept(row).id
-                    return (delivery.id, shared.firstAttemptAccepted(token, delivery: delivery, task: task))
-                } catch {
-                    shared.firstAttemptRefused(token)
-                    throw error
-                }
-            }
-            if hasOutcome { wakeup.signal() }
-            return id
-        } catch {
-            task.cancel()
-            throw error
+        handover.withLock { shared in
+            if shared.direct.keys.contains(id) { shared.direct[id] = task }
         }
+        // The row goes into the table when the loop records the attempt's outcome (`Outbox.apply` inserts the
+        // accepted rows first): the insert's CPU time is not spent while the request is on its way.
+        return id
     }
 
     /// Sends deliveries until graceful shutdown or cancellation, then shuts its HTTP client down.
@@ -298,76 +285,27 @@ public final class OutboxWorker: Service, Sendable {
 
 /// What ``OutboxWorker/enqueue(_:)`` and the delivery loop share, under the worker's lock.
 struct Handover: Sendable {
-    /// A first attempt ``OutboxWorker/enqueue(_:)`` started, from before its delivery is written until its
-    /// outcome is taken for recording.
-    struct FirstAttempt: Sendable {
-        /// The delivery, once written (with its id).
-        var delivery: PendingDelivery?
-        /// The attempt's task, once the delivery is written; cancelled when the worker is.
-        var task: Task<Void, Never>?
-        /// The outcome, when it came before the delivery was written.
-        var result: AttemptResult?
-    }
-
     /// The sender while the loop runs: ``OutboxWorker/enqueue(_:)`` starts first attempts with it.
     var sender: WebhookSender?
     /// Deliveries written and handed over, not started yet.
     var queued: [PendingDelivery] = []
     /// Attempts the loop started in its task group that have not finished.
     var started: Set<Int64> = []
-    /// First attempts ``OutboxWorker/enqueue(_:)`` started that have not finished, by token.
-    var direct: [UInt64: FirstAttempt] = [:]
-    /// The next first attempt's token.
-    var nextToken: UInt64 = 0
-    /// Outcomes to record.
+    /// First attempts ``OutboxWorker/enqueue(_:)`` started that have not finished, with their task (`nil` in the
+    /// instant before `enqueue` stores it); cancelled when the worker is.
+    var direct: [Int64: Task<Void, Never>?] = [:]
+    /// Their outcomes, for the loop to record.
     var finished: [(PendingDelivery, AttemptResult)] = []
 
     /// Attempts started and not yet taken for recording, whoever started them; at most `maxInFlight`.
     var inFlight: Int { started.count + direct.count + finished.count }
 
     /// The tasks of the first attempts in flight.
-    var directTasks: [Task<Void, Never>] { direct.values.compactMap(\.task) }
+    var directTasks: [Task<Void, Never>] { direct.values.compactMap { $0 } }
 
     /// Every delivery held here: the query of due rows must not start them again.
     var busy: Set<Int64> {
-        Set(queued.map(\.id)).union(started).union(direct.values.compactMap(\.delivery?.id))
-            .union(finished.map(\.0.id))
-    }
-
-    /// Counts a first attempt about to start; returns its token.
-    mutating func reserveFirstAttempt() -> UInt64 {
-        defer { nextToken += 1 }
-        direct[nextToken] = FirstAttempt()
-        return nextToken
-    }
-
-    /// The first attempt's delivery is written: its outcome is recorded once it has one.
-    /// - Returns: whether the outcome had come first and is now to record.
-    mutating func firstAttemptAccepted(_ token: UInt64, delivery: PendingDelivery, task: Task<Void, Never>) -> Bool {
-        if let result = direct[token]?.result {
-            direct[token] = nil
-            finished.append((delivery, result))
-            return true
-        }
-        direct[token] = FirstAttempt(delivery: delivery, task: task)
-        return false
-    }
-
-    /// The first attempt's delivery could not be written: its outcome is not recorded.
-    mutating func firstAttemptRefused(_ token: UInt64) {
-        direct[token] = nil
-    }
-
-    /// The first attempt has an outcome: to record, if its delivery is written; else kept until it is.
-    mutating func firstAttemptEnded(_ token: UInt64, result: AttemptResult) {
-        guard var attempt = direct[token] else { return }
-        if let delivery = attempt.delivery {
-            direct[token] = nil
-            finished.append((delivery, result))
-        } else {
-            attempt.result = result
-            direct[token] = attempt
-        }
+        Set(queued.map(\.id)).union(started).union(direct.keys).union(finished.map(\.0.id))
     }
 
     /// Takes the outcomes to record.

@@ -69,20 +69,24 @@ final class WebhookClient: Sendable {
             let (channel, wasIdle) = try await connection(to: request.origin, deadline: deadline, reuse: reuse)
             let promise = channel.eventLoop.makePromise(of: WebhookResponse.self)
             let exchange = WebhookExchange(head: request.head, body: request.body, deadline: deadline, promise: promise)
-            // One task on the event loop. The handler completes `written` as it takes the exchange; a channel that
-            // closed before that has no handlers left, and the write fails instead: the exchange fails with it,
-            // never left pending.
-            channel.eventLoop.execute {
-                let written = channel.eventLoop.makePromise(of: Void.self)
-                written.futureResult.whenFailure { error in
-                    promise.fail(WebhookClientError(.closedBeforeAnswer, "\(error)"))
-                }
-                channel.writeAndFlush(exchange, promise: written)
-            }
             do {
                 // Cancelled (the worker stops): closing the connection ends the exchange at once.
                 return try await withTaskCancellationHandler {
-                    try await promise.futureResult.get()
+                    try await withCheckedThrowingContinuation { continuation in
+                        // One task on the event loop: it takes the answer's callback there (awaiting the future
+                        // from this thread would queue a second task to register it) and writes the request.
+                        channel.eventLoop.execute {
+                            promise.futureResult.whenComplete { continuation.resume(with: $0) }
+                            // The handler completes `written` as it takes the exchange; a channel that closed
+                            // before that has no handlers left, and the write fails instead: the exchange fails
+                            // with it, never left pending.
+                            let written = channel.eventLoop.makePromise(of: Void.self)
+                            written.futureResult.whenFailure { error in
+                                promise.fail(WebhookClientError(.closedBeforeAnswer, "\(error)"))
+                            }
+                            channel.writeAndFlush(exchange, promise: written)
+                        }
+                    }
                 } onCancel: {
                     channel.close(promise: nil)
                 }
