@@ -2,12 +2,13 @@
 """Tap-to-action latency, TagRouter against a plain script, side by side (docs/development.md, "Tap latency").
 
   sudo Benchmarks/tap-latency.py [--binary .build/release/tagrouter] [--action webhook|run] [--rounds 5]
-                                 [--taps 20]
+                                 [--taps 20] [--against OTHER_BUILD]
 
 Starts a private pcscd (private mount namespace: root needed) with vpcd on free ports, a webhook receiver on
 127.0.0.1, and then, round after round, the plain script (Benchmarks/baseline-tap.py) and `tagrouter run`
 in turn, each for --taps taps of an NTAG213 holding a 40-byte URI, presented by `tagrouter emulate
---timeline`. Only one of the two runs at a time, on the same pcscd, reader, tags and receiver.
+--timeline`. Only one of the two runs at a time, on the same pcscd, reader, tags and receiver. With
+--against, a second build of tagrouter takes its turn too (column "other"), to compare two builds in one run.
 
 Every time comes from CLOCK_MONOTONIC, which all processes share: the virtual tag records when it was
 powered and sent its ATR, when each command arrived and was answered; the receiver records when each
