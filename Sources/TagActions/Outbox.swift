@@ -8,8 +8,9 @@ import WebhookRetry
 /// QoS 1 MQTT publications, and the tap history.
 ///
 /// Every delivery is written here (through the intake log) before any of its request is sent, so neither a crash
-/// nor a restart loses one. The rows hold what a retry needs to sign and send the request unchanged, including the rule's secret and
-/// headers (which may carry tokens): the directory is created mode 0700 and the database file 0600.
+/// nor a restart loses one. The rows hold what a retry needs to sign and send the request unchanged, including
+/// the rule's secret and headers (which may carry tokens): the directory is created mode 0700 and the database
+/// file 0600.
 public final class Outbox: Sendable {
     /// The default number of finished deliveries, and of taps, kept for `tagrouter history`.
     public static let defaultRetention = 10_000

@@ -76,19 +76,23 @@ public final class OutboxWorker: Service, Sendable {
     /// - Throws: ``ActionError`` (`invalidRequest`, `stateDatabase`); once this returns, the delivery is durable.
     @discardableResult
     public func enqueue(_ request: WebhookRequest) throws -> Int64 {
-        let (id, owesStore, direct) = try handover.withLock {
-            shared -> (Int64, Bool, (PendingDelivery, WebhookSender)?) in
-            let now = Date()
-            let (delivery, owesStore) = try outbox.accept(request, now: now)
-            let id = delivery.id
+        // Validated and built outside the lock the delivery loop shares; only the write and the hand-over are
+        // under it.
+        let (row, unnumbered) = try outbox.prepare(request, now: Date())
+        let (delivery, owesStore, sender) = try handover.withLock {
+            shared -> (PendingDelivery, Bool, WebhookSender?) in
+            var delivery = unnumbered
+            let owesStore: Bool
+            (delivery.id, owesStore) = try outbox.accept(row)
             if let sender = shared.sender, shared.inFlight < configuration.maxInFlight {
-                shared.direct.updateValue(nil, forKey: id)
-                return (id, owesStore, (delivery, sender))
+                shared.direct.updateValue(nil, forKey: delivery.id)
+                return (delivery, owesStore, sender)
             }
             shared.queued.append(delivery)
-            return (id, owesStore, nil)
+            return (delivery, owesStore, nil)
         }
-        guard let (delivery, sender) = direct else {
+        let id = delivery.id
+        guard let sender else {
             if owesStore { outbox.storeAcceptedOrLog() }
             wakeup.signal()
             return id
