@@ -2,13 +2,15 @@
 """Tap-to-action latency, TagRouter against a plain script, side by side (docs/development.md, "Tap latency").
 
   sudo Benchmarks/tap-latency.py [--binary .build/release/tagrouter] [--action webhook|run] [--rounds 5]
-                                 [--taps 20] [--against OTHER_BUILD]
+                                 [--taps 20] [--against OTHER_BUILD] [--other-args ARGS]
 
 Starts a private pcscd (private mount namespace: root needed) with vpcd on free ports, a webhook receiver on
 127.0.0.1, and then, round after round, the plain script (Benchmarks/baseline-tap.py) and `tagrouter run`
 in turn, each for --taps taps of an NTAG213 holding a 40-byte URI, presented by `tagrouter emulate
 --timeline`. Only one of the two runs at a time, on the same pcscd, reader, tags and receiver. With
---against, a second build of tagrouter takes its turn too (column "other"), to compare two builds in one run.
+--against, a second build of tagrouter takes its turn too (column "other"), to compare two builds in one run;
+--other-args adds options to that subject's `run` (the same build with `--against` and `--other-args
+--no-hold-cpus-awake` compares one option's effect).
 
 Every time comes from CLOCK_MONOTONIC, which all processes share: the virtual tag records when it was
 powered and sent its ATR, when each command arrived and was answered; the receiver records when each
@@ -79,6 +81,7 @@ def main():
     parser.add_argument("--hold", default="600ms")
     parser.add_argument("--gap", type=float, default=0.6, help="seconds with no tag between taps")
     parser.add_argument("--against", help="a second tagrouter build, run in turn with the first (column 'other')")
+    parser.add_argument("--other-args", default="", help="options added to the 'other' subject's run command")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     binaries = {"tagrouter": binary}
@@ -114,8 +117,9 @@ def main():
                     process = subprocess.Popen(script, env=env, stdout=subprocess.PIPE, stderr=log, text=True)
                     ready = process.stdout.readline().strip() == "ready"
                 else:
+                    extra = args.other_args.split() if subject == "other" else []
                     process = subprocess.Popen(
-                        [binaries[subject], "run", "--rules", f"{work}/rules", "--state-dir", f"{work}/state"],
+                        [binaries[subject], "run", "--rules", f"{work}/rules", "--state-dir", f"{work}/state"] + extra,
                         env=env, stdout=log, stderr=log)
                     ready = wait_for(lambda: "watching" in open(f"{work}/{subject}.log").read(), 10)
                 if not ready:

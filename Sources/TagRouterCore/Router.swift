@@ -35,6 +35,9 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         /// watching while the taps in progress finish. The default does nothing: the events then end only when
         /// the sequence does, or when the router is cancelled.
         public var stopEvents: @Sendable () -> Void = {}
+        /// Held from the start of each tap until it is reported, so that idle CPUs poll instead of sleeping while
+        /// the tap's hand-offs happen (`run --hold-cpus-awake`); `nil`, the default, holds nothing.
+        public var wakeLatencyHold: WakeLatencyHold?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -102,8 +105,13 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                             await cardReader.reset()
                         }
                         if let tap = handle(event) {
+                            let hold = configuration.wakeLatencyHold
+                            let holding = hold?.acquire()
                             // Immediate: the tap runs on this thread up to its first real suspension.
-                            group.addImmediateTask { self.reporter.report(await self.process(tap)) }
+                            group.addImmediateTask {
+                                defer { if let holding { hold?.release(holding) } }
+                                self.reporter.report(await self.process(tap))
+                            }
                         }
                     }
                 } onGracefulShutdown: { [configuration] in

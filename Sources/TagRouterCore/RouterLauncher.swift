@@ -79,6 +79,15 @@ public enum RouterLauncher {
         var routerConfiguration = Router<ReaderWatcher>.Configuration(acceptsReader: settings.acceptsReader)
         routerConfiguration.stopEvents = { watcher.stop() }
         if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
+        if settings.holdsCPUsAwake {
+            do {
+                routerConfiguration.wakeLatencyHold = try WakeLatencyHold()
+            } catch {
+                logger.info(
+                    "idle CPUs will sleep during taps: the CPU latency request is not available (root only by default)",
+                    metadata: ["error": "\(error)"])
+            }
+        }
         let router = Router(
             configuration: routerConfiguration, events: watcher,
             cardReader: cardReader, rules: store,

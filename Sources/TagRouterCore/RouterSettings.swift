@@ -21,6 +21,9 @@ public struct RouterSettings: Sendable {
     /// Whether the `WorkingSetTrimmer` runs (`--release-idle-pages`; docs/development.md, "Footprint"): a smaller
     /// idle resident set, paid for by the first tap after a quiet spell, which faults its pages back in.
     public var releasesIdlePages = false
+    /// Whether idle CPUs are kept polling while a tap is in progress (`--hold-cpus-awake`, on by default;
+    /// ``WakeLatencyHold``). Where the request file cannot be opened the router says so once and runs without.
+    public var holdsCPUsAwake = false
 
     /// Creates settings.
     /// - Parameters:

@@ -49,6 +49,15 @@ struct RunCommand: AsyncParsableCommand {
             """)
     var releaseIdlePages = false
 
+    @Flag(
+        name: .customLong("hold-cpus-awake"), inversion: .prefixedNo,
+        help: """
+            Keep idle CPUs polling instead of sleeping while a tap is in progress (a few ms; the kernel's CPU \
+            latency request, /dev/cpu_dma_latency, root only by default): each hand-off between pcscd, the reader \
+            and TagRouter then finds a CPU awake. Without access to that file the router says so and runs without.
+            """)
+    var holdCPUsAwake = true
+
     private var options: RunOptions {
         var options = RunOptions()
         options.rules = rules.rules
@@ -61,6 +70,7 @@ struct RunCommand: AsyncParsableCommand {
         options.logFormat = logFormat
         options.associationRefresh = aasaRefresh
         options.releasesIdlePages = releaseIdlePages
+        options.holdsCPUsAwake = holdCPUsAwake
         return options
     }
 

@@ -24,6 +24,8 @@ public struct RunOptions: Sendable {
     public var associationRefresh = "24h"
     /// `--release-idle-pages`: hand the binary's and libraries' clean pages back to the kernel when idle.
     public var releasesIdlePages = false
+    /// `--hold-cpus-awake` (the default) or `--no-hold-cpus-awake`: keep idle CPUs polling during each tap.
+    public var holdsCPUsAwake = true
 
     /// Options with every default.
     public init() {}
@@ -92,6 +94,7 @@ extension RouterLauncher {
             concurrency: options.concurrency)
         settings.associationRefreshInterval = try RunOptions.refreshInterval(options.associationRefresh)
         settings.releasesIdlePages = options.releasesIdlePages
+        settings.holdsCPUsAwake = options.holdsCPUsAwake
         let outcome = try await run(
             settings: settings, environment: HostDefaults.environment, logger: Logger(label: "tagrouter"),
             printError: Terminal.printError)
