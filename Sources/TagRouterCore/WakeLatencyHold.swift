@@ -65,7 +65,7 @@ public final class WakeLatencyHold: Sendable {
                 guard let hold = self, hold.expire(now: .now) else { return }
             }
         }
-        thread.name = "cpu-latency-watch"
+        thread.name = "cpu-wake-hold"
         thread.start()
     }
 
