@@ -79,13 +79,13 @@ public enum RouterLauncher {
         var routerConfiguration = Router<ReaderWatcher>.Configuration(acceptsReader: settings.acceptsReader)
         routerConfiguration.stopEvents = { watcher.stop() }
         if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
+        // Said after the start-up line below, which tells what the router starts with.
+        var holdUnavailable: WakeLatencyHold.Unavailable?
         if settings.holdsCPUsAwake {
             do {
                 routerConfiguration.wakeLatencyHold = try WakeLatencyHold()
             } catch {
-                logger.info(
-                    "idle CPUs will sleep during taps: the CPU latency request is not available (root only by default)",
-                    metadata: ["error": "\(error)"])
+                holdUnavailable = error
             }
         }
         let router = Router(
@@ -117,6 +117,11 @@ public enum RouterLauncher {
         services.append(router)
 
         await announce(ruleCount: ruleSet.rules.count, settings: settings, logger: logger)
+        if let holdUnavailable {
+            logger.info(
+                "idle CPUs will sleep during taps: the CPU latency request is not available (root only by default)",
+                metadata: ["error": "\(holdUnavailable)"])
+        }
         var configuration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = settings.gracePeriod
