@@ -105,11 +105,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                             await cardReader.reset()
                         }
                         if let tap = handle(event) {
-                            let hold = configuration.wakeLatencyHold
-                            let holding = hold?.acquire()
+                            let holding = configuration.wakeLatencyHold?.acquire()
                             // Immediate: the tap runs on this thread up to its first real suspension.
                             group.addImmediateTask {
-                                defer { if let holding { hold?.release(holding) } }
+                                defer { holding?.release() }
                                 self.reporter.report(await self.process(tap))
                             }
                         }

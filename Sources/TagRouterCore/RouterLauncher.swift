@@ -83,7 +83,9 @@ public enum RouterLauncher {
         var holdUnavailable: WakeLatencyHold.Unavailable?
         if settings.holdsCPUsAwake {
             do {
-                routerConfiguration.wakeLatencyHold = try WakeLatencyHold()
+                let hold = try WakeLatencyHold()
+                routerConfiguration.wakeLatencyHold = hold
+                services.append(hold)
             } catch {
                 holdUnavailable = error
             }

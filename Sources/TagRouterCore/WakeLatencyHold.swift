@@ -1,4 +1,5 @@
 import Foundation
+public import ServiceLifecycle
 import Synchronization
 
 /// Keeps idle CPUs from sleeping while a tap is in progress, through the kernel's CPU latency request
@@ -12,27 +13,35 @@ import Synchronization
 /// polling instead of sleeping; when the last tap lets go, the request goes back to "no constraint". A tap lasts
 /// a few milliseconds, so the polling costs that long on the idle CPUs and nothing between taps.
 ///
-/// A hold ends when its tap is reported, or after ``longest`` (half a second by default) for a tap whose action
-/// runs a long command: the CPUs are not kept polling for the whole command. The request lives as long as the
-/// file stays open, so the file is opened once and kept; writing a new value changes the request. Only root may
-/// open it by default.
-public final class WakeLatencyHold: Sendable {
+/// A hold ends when its tap is reported. As a `Service` it also checks once a second that the request has not
+/// been held without a break for longer than ``longest`` (half a second by default), and ends it if so: a tap
+/// whose action runs a long command does not keep the CPUs polling for the whole command. The request lives as
+/// long as the file stays open, so the file is opened once and kept; writing a new value changes the request.
+/// Only root may open it by default.
+public final class WakeLatencyHold: Service, Sendable {
     private let descriptor: Int32
-    private let state: Mutex<State>
-    /// The longest a hold lasts: a tap whose action runs a long command lets go after this.
+    private let state = Mutex(State())
+    /// How long the request may be held without a break before ``expire(now:)`` ends it.
     let longest: Duration
 
     private struct State {
         var holders = 0
-        /// Bumped when holds are ended by ``expire(now:)``: releases from before then are ignored.
+        /// Bumped when ``expire(now:)`` ends the holds: releases of holds taken before then are ignored.
         var generation: UInt64 = 0
+        /// When the request was last set to 0; `nil` while nothing holds it.
         var since: ContinuousClock.Instant?
-        var isClosed = false
     }
 
-    /// One tap's hold, from ``acquire()``; give it back to ``release(_:)``.
+    /// One tap's hold, from ``acquire()``.
     public struct Holding: Sendable {
+        let hold: WakeLatencyHold
         let generation: UInt64
+
+        /// Lets go: when the last holder does, the request constrains nothing again. A hold that
+        /// ``expire(now:)`` already ended is not counted again.
+        public func release() {
+            hold.release(self)
+        }
     }
 
     /// The path of the CPU latency request file.
@@ -43,8 +52,8 @@ public final class WakeLatencyHold: Sendable {
     /// Opens the request file and places a request that constrains nothing yet.
     /// - Parameters:
     ///   - path: the request file; tests pass their own.
-    ///   - longest: the longest a hold lasts; checked once a second by a thread of its own, so a hold may last
-    ///     up to a second longer.
+    ///   - longest: how long the request may be held without a break; ``run()`` checks once a second, so it may
+    ///     be held up to a second longer.
     /// - Throws: ``Unavailable`` naming the file and the reason (no such file, not permitted).
     public init(path: String = WakeLatencyHold.path, longest: Duration = .milliseconds(500)) throws(Unavailable) {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
@@ -56,26 +65,27 @@ public final class WakeLatencyHold: Sendable {
         }
         self.descriptor = descriptor
         self.longest = longest
-        self.state = Mutex(State())
-        // The watch needs no wake-up at the start of a tap, which would cost the tap itself: it looks once a
-        // second, which an idle router can afford.
-        let thread = Thread { [weak self] in
-            while true {
-                Thread.sleep(forTimeInterval: 1)
-                guard let hold = self, hold.expire(now: .now) else { return }
-            }
-        }
-        thread.name = "cpu-wake-hold"
-        thread.start()
     }
 
     deinit {
-        state.withLock { $0.isClosed = true }
         close(descriptor)
     }
 
+    /// Ends over-long holds until graceful shutdown or cancellation. It looks once a second rather than being
+    /// woken at the start of each tap, which would cost the tap itself.
+    public func run() async {
+        while !Task.isShuttingDownGracefully {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            if Task.isCancelled { return }
+            expire(now: .now)
+        }
+    }
+
+    /// The service's name in lifecycle logs.
+    public var description: String { "WakeLatencyHold" }
+
     /// Starts holding: the first holder sets the request to 0 µs.
-    /// - Returns: the hold, for ``release(_:)``.
+    /// - Returns: the hold; ``Holding/release()`` gives it back.
     public func acquire() -> Holding {
         state.withLock { state in
             state.holders += 1
@@ -83,13 +93,11 @@ public final class WakeLatencyHold: Sendable {
                 state.since = .now
                 _ = Self.request(0, on: descriptor)
             }
-            return Holding(generation: state.generation)
+            return Holding(hold: self, generation: state.generation)
         }
     }
 
-    /// Stops holding: when the last holder lets go the request constrains nothing again. A hold already ended
-    /// for lasting too long is not counted again.
-    public func release(_ holding: Holding) {
+    private func release(_ holding: Holding) {
         state.withLock { state in
             guard holding.generation == state.generation, state.holders > 0 else { return }
             state.holders -= 1
@@ -97,18 +105,13 @@ public final class WakeLatencyHold: Sendable {
         }
     }
 
-    /// Ends every hold that has lasted longer than ``longest`` at `now`.
-    /// - Returns: `false` once the request file is closed.
-    @discardableResult
-    func expire(now: ContinuousClock.Instant) -> Bool {
+    /// Ends all holds if, at `now`, the request has been held without a break for longer than ``longest``.
+    func expire(now: ContinuousClock.Instant) {
         state.withLock { state in
-            guard !state.isClosed else { return false }
-            if let since = state.since, now - since > longest {
-                state.holders = 0
-                state.generation += 1
-                end(&state)
-            }
-            return true
+            guard let since = state.since, now - since > longest else { return }
+            state.holders = 0
+            state.generation += 1
+            end(&state)
         }
     }
 

@@ -30,11 +30,11 @@ import Testing
         let first = hold.acquire()
         #expect(try Self.kernelTarget() == 0)
         let second = hold.acquire()
-        hold.release(second)
+        second.release()
         #expect(hold.holderCount == 1)
         #expect(try Self.kernelTarget() == 0)
-        hold.release(first)
-        hold.release(first)
+        first.release()
+        first.release()
         #expect(hold.holderCount == 0)
     }
 
@@ -50,11 +50,33 @@ import Testing
         #expect(hold.holderCount == 0)
         let next = hold.acquire()
         // The first tap ends now: its release must not end the second one's hold.
-        hold.release(long)
+        long.release()
         #expect(hold.holderCount == 1)
-        hold.release(next)
+        next.release()
         #expect(hold.holderCount == 0)
         #expect(try Self.written(path) == [2_000_000_000, 0, 2_000_000_000, 0, 2_000_000_000])
+    }
+
+    @Test func theRunningServiceEndsAHoldThatLastsTooLongAndStopsOnShutdown() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("latency-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let hold = try WakeLatencyHold(path: path, longest: .milliseconds(100))
+        _ = hold.acquire()
+        try await testGracefulShutdown { trigger in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await hold.run() }
+                let clock = ContinuousClock()
+                let deadline = clock.now + .seconds(5)
+                while hold.holderCount > 0 && clock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                trigger.triggerGracefulShutdown()
+                try await group.waitForAll()
+            }
+        }
+        #expect(hold.holderCount == 0)
+        #expect(try Self.written(path) == [2_000_000_000, 0, 2_000_000_000])
     }
 
     @Test func aMissingRequestFileIsNamedInTheError() {
