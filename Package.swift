@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "NFCTag", targets: ["NFCTag"]),
         .library(name: "AASAPatterns", targets: ["AASAPatterns"]),
         .library(name: "TagRules", targets: ["TagRules"]),
+        .library(name: "StateStore", targets: ["StateStore"]),
+        .library(name: "LiveAssociations", targets: ["LiveAssociations"]),
         .library(name: "TagActions", targets: ["TagActions"]),
         .library(name: "WebhookRetry", targets: ["WebhookRetry"]),
         .library(name: "VirtualTag", targets: ["VirtualTag"]),
@@ -59,20 +61,38 @@ let package = Package(
         ),
         // When and whether a webhook is tried again: status verdicts, Retry-After, backoff. Foundation only.
         .target(name: "WebhookRetry", swiftSettings: swiftSettings),
+        // The state database (SQLite through GRDB): the outbox, the tap history, the association cache.
+        .target(
+            name: "StateStore",
+            dependencies: [
+                "NDEF", "TagRules", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Fetching the association files that aasa: rules use (AsyncHTTPClient), cached in the state database.
+        .target(
+            name: "LiveAssociations",
+            dependencies: [
+                "TagRules", "StateStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // An MQTT client connection over libmosquitto, its network loop on a dedicated thread.
         .target(name: "MQTTClient", dependencies: ["CMosquitto"], swiftSettings: swiftSettings),
         .target(
             name: "TagActions",
             dependencies: [
-                "NDEF", "TagRules", "WebhookRetry", "MQTTClient",
+                "NDEF", "TagRules", "WebhookRetry", "MQTTClient", "StateStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -85,7 +105,7 @@ let package = Package(
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "VirtualTag",
+                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "VirtualTag", "StateStore", "LiveAssociations",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -157,7 +177,7 @@ let package = Package(
         .testTarget(
             name: "TagRouterCoreTests",
             dependencies: [
-                "TagRouterCore", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC",
+                "TagRouterCore", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "StateStore", "LiveAssociations",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
@@ -181,7 +201,9 @@ let package = Package(
         .executableTarget(name: "argv-recorder", path: "Tests/Helpers/ArgvRecorder", swiftSettings: swiftSettings),
         .executableTarget(
             name: "outbox-child",
-            dependencies: ["TagActions", "WebhookRetry", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TagActions", "StateStore", "WebhookRetry", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/Helpers/OutboxChild",
             swiftSettings: swiftSettings
         ),
@@ -211,9 +233,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "StateStoreTests",
+            dependencies: ["StateStore", .product(name: "Logging", package: "swift-log")],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "TagActionsTests",
             dependencies: [
-                "TagActions", "WebhookRetry", "argv-recorder", "outbox-child", "HTTPTestSupport",
+                "TagActions", "WebhookRetry", "StateStore", "argv-recorder", "outbox-child", "HTTPTestSupport",
                 "MQTTClient", "MQTTTestSupport", "TestSupport", "TagRules",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -12,10 +12,6 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case noOpener
         /// A webhook request is malformed: URL, method or a header.
         case invalidRequest
-        /// The state database could not be opened, migrated, read or written.
-        case stateDatabase
-        /// A domain's association file could not be fetched: TLS, timeout, status, redirect, size, trust anchor.
-        case associationFetch
     }
 
     /// What kind of failure this is.

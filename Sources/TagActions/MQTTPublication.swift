@@ -1,3 +1,5 @@
+public import Foundation
+public import StateStore
 public import TagRules
 
 /// An `mqtt` action after its placeholders were rendered: one message for the broker (docs/rules.md,
@@ -64,5 +66,19 @@ public struct MQTTPublication: Sendable, Hashable {
         guard payload.count < 268_435_455 else {
             throw ActionError(.invalidRequest, "mqtt publication to '\(topic)': the payload is over 256 MiB")
         }
+    }
+
+    /// The delivery the outbox stores for this publication (QoS 1), validated.
+    /// - Parameter now: the acceptance time.
+    /// - Returns: a pending delivery.
+    /// - Throws: ``ActionError`` (`invalidRequest`).
+    public func delivery(now: Date) throws -> Delivery {
+        try validate()
+        var delivery = Delivery(
+            kind: .mqtt, eventID: eventID, rule: rule, target: topic, method: .mqtt, createdAt: now, retryFor: retryFor)
+        delivery.body = payload
+        delivery.qos = qos
+        delivery.retain = retain
+        return delivery
     }
 }

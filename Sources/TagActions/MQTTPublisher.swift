@@ -3,6 +3,7 @@ public import Logging
 import MQTTClient
 public import ServiceLifecycle
 import Synchronization
+public import StateStore
 public import TagRules
 
 /// Publishes `mqtt` actions to the rule set's broker: a `Service` that keeps one libmosquitto connection up for
@@ -61,7 +62,7 @@ public final class MQTTPublisher: Service, Sendable {
     /// The broker settings from the rules.
     public let settings: MQTTSettings
     /// The state database.
-    public let outbox: Outbox
+    public let database: StateDatabase
     let configuration: Configuration
     let logger: Logger
     let connection: MQTTConnection?
@@ -76,17 +77,17 @@ public final class MQTTPublisher: Service, Sendable {
     /// Creates the publisher (it connects when ``run()`` starts).
     /// - Parameters:
     ///   - settings: the `mqtt:` block.
-    ///   - outbox: the state database.
+    ///   - database: the state database.
     ///   - configuration: the tuning.
     ///   - logger: where connection changes and failed publications are logged.
     ///   - onConnectionChange: called with `true` on connect and `false` when the connection is lost (the
     ///     `tagrouter_mqtt_connected` gauge).
     public init(
-        settings: MQTTSettings, outbox: Outbox, configuration: Configuration, logger: Logger,
+        settings: MQTTSettings, database: StateDatabase, configuration: Configuration, logger: Logger,
         onConnectionChange: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         self.settings = settings
-        self.outbox = outbox
+        self.database = database
         self.configuration = configuration
         self.logger = logger
         self.onConnectionChange = onConnectionChange
@@ -129,7 +130,7 @@ public final class MQTTPublisher: Service, Sendable {
     /// - Throws: ``ActionError`` (`invalidRequest`, `stateDatabase`).
     public func enqueue(_ publication: MQTTPublication) throws -> ActionOutcome.Result {
         if publication.qos > 0 {
-            let id = try outbox.insert(publication)
+            let id = try database.insert(try publication.delivery(now: Date())).id
             if !wakePending.exchange(true, ordering: .acquiringAndReleasing) { input.yield(.wake) }
             return .queued(delivery: id)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MQTTClient
 import Synchronization
+import StateStore
 import TagRules
 
 /// The state of one ``MQTTPublisher`` run: the publications handed to libmosquitto, the acknowledgements not yet
@@ -146,9 +147,9 @@ struct PublisherLoop {
         guard state == .connected, stopDeadline == nil else { return }
         let limit = publisher.configuration.maxHandedOver
         while handedOver.count < limit {
-            let rows: [PendingPublication]
+            let rows: [Delivery]
             do {
-                rows = try publisher.outbox.pendingPublications(
+                rows = try publisher.database.pendingPublications(
                     after: cursor, limit: min(500, limit - handedOver.count))
             } catch {
                 logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])
@@ -158,7 +159,7 @@ struct PublisherLoop {
                 cursor = row.id
                 do {
                     let id = try connection.publish(
-                        MQTTMessage(topic: row.topic, payload: row.payload, qos: row.qos, retain: row.retain))
+                        MQTTMessage(topic: row.target, payload: row.body, qos: row.qos, retain: row.retain))
                     handedOver[id] = row.id
                 } catch {
                     fail(row, reason: "\(error)")
@@ -175,7 +176,7 @@ struct PublisherLoop {
         ticks += 1
         guard ticks % 20 == 0 else { return }
         do {
-            for row in try publisher.outbox.expiredPublications(now: Timestamp.milliseconds(Date())) {
+            for row in try publisher.database.expiredPublications(now: Timestamp.milliseconds(Date())) {
                 if let messageID = handedOver.first(where: { $0.value == row.id })?.key {
                     handedOver.removeValue(forKey: messageID)
                 }
@@ -187,15 +188,18 @@ struct PublisherLoop {
         publishPending()
     }
 
-    private func fail(_ row: PendingPublication, reason: String) {
+    private func fail(_ row: Delivery, reason: String) {
         logger.error(
             "mqtt publication failed",
             metadata: [
                 "event.id": "\(row.eventID)", "rule.name": "\(row.rule)", "action.kind": "mqtt",
-                "mqtt.topic": "\(row.topic)", "error": "\(reason)",
+                "mqtt.topic": "\(row.target)", "error": "\(reason)",
             ])
         do {
-            try publisher.outbox.markPublicationFailed(row.id, reason: reason, now: Timestamp.milliseconds(Date()))
+            let now = Timestamp.milliseconds(Date())
+            try publisher.database.record([
+                DeliveryOutcome(id: row.id, state: .failed, error: reason, nextAttemptAt: now, finishedAt: now)
+            ])
         } catch {
             logger.error("mqtt outbox: state database error", metadata: ["error": "\(error)"])
         }
@@ -204,7 +208,9 @@ struct PublisherLoop {
     private mutating func flushAcknowledgements() {
         guard !acknowledged.isEmpty else { return }
         do {
-            try publisher.outbox.markPublished(acknowledged, now: Timestamp.milliseconds(Date()))
+            let now = Timestamp.milliseconds(Date())
+            try publisher.database.record(
+                acknowledged.map { DeliveryOutcome(id: $0, state: .delivered, nextAttemptAt: now, finishedAt: now) })
             acknowledged.removeAll(keepingCapacity: true)
         } catch {
             logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])

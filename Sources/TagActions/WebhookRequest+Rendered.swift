@@ -10,6 +10,7 @@ extension WebhookRequest {
         self.init(
             url: webhook.url, method: webhook.method, headers: webhook.headers.map { Header($0.name, $0.value) },
             body: webhook.body.map { Array($0.utf8) } ?? document.jsonBytes(), secret: webhook.secret,
-            timeout: webhook.timeout, retryFor: webhook.retryFor, eventID: document.id, rule: rule)
+            timeout: webhook.timeout, retryFor: webhook.retryFor, eventID: document.id, rule: rule,
+            transport: webhook.transport)
     }
 }

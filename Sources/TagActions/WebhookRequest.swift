@@ -1,23 +1,12 @@
-import Foundation
+public import Foundation
+public import StateStore
+public import TagRules
+import WebhookRetry
 
 /// A `webhook` action after its placeholders were rendered: one HTTP request to deliver at least once.
 public struct WebhookRequest: Sendable, Hashable {
     /// One header line.
-    public struct Header: Sendable, Hashable, Codable {
-        /// The field name.
-        public var name: String
-        /// The field value.
-        public var value: String
-
-        /// Creates a header.
-        /// - Parameters:
-        ///   - name: the field name (an RFC 9110 token).
-        ///   - value: the value; must not contain CR, LF or NUL.
-        public init(_ name: String, _ value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
+    public typealias Header = Delivery.Header
 
     /// The `http` or `https` URL, placeholders already percent-encoded.
     public var url: String
@@ -39,6 +28,8 @@ public struct WebhookRequest: Sendable, Hashable {
     public var eventID: String
     /// The rule that produced the request, for history and logs.
     public var rule: String
+    /// Trust anchors, client certificate and proxy, as the rule sets them.
+    public var transport: WebhookTransport
 
     /// Creates a request.
     /// - Parameters:
@@ -52,6 +43,7 @@ public struct WebhookRequest: Sendable, Hashable {
     ///   - retryFor: how long to retry.
     ///   - eventID: the event id.
     ///   - rule: the rule name.
+    ///   - transport: trust anchors, client certificate and proxy.
     public init(
         url: String,
         method: String = "POST",
@@ -62,7 +54,8 @@ public struct WebhookRequest: Sendable, Hashable {
         timeout: Duration = .seconds(5),
         retryFor: Duration = .seconds(24 * 3600),
         eventID: String,
-        rule: String
+        rule: String,
+        transport: WebhookTransport = WebhookTransport()
     ) {
         self.url = url
         self.method = method
@@ -74,10 +67,12 @@ public struct WebhookRequest: Sendable, Hashable {
         self.retryFor = retryFor
         self.eventID = eventID
         self.rule = rule
+        self.transport = transport
     }
 
     /// Checks what must never reach the wire: a non-http(s) URL, raw control or space characters in the URL,
-    /// a method or header name that is not a token, CR/LF/NUL in a header value.
+    /// a method or header name that is not a token, a header value that is not an RFC 9110 field value (a control
+    /// character other than tab).
     /// - Throws: ``ActionError`` (`invalidRequest`) naming the rule and the offending part.
     public func validate() throws {
         // Redacting parses the URL once more: only an error message needs it.
@@ -86,7 +81,9 @@ public struct WebhookRequest: Sendable, Hashable {
             throw ActionError(
                 .invalidRequest, "webhook of rule '\(rule)': URL \(shown) contains a space or control character")
         }
-        guard WebhookClient.Origin.parse(url) != nil else {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", !(components.host ?? "").isEmpty
+        else {
             throw ActionError(.invalidRequest, "webhook of rule '\(rule)': URL \(shown) is not an http or https URL")
         }
         guard Self.isToken(method) else {
@@ -97,26 +94,36 @@ public struct WebhookRequest: Sendable, Hashable {
             guard Self.isToken(header.name) else {
                 throw ActionError(.invalidRequest, "webhook of rule '\(rule)': invalid header name '\(header.name)'")
             }
-            if header.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            guard HeaderField.isFieldValue(header.value) else {
                 throw ActionError(
                     .invalidRequest,
-                    "webhook of rule '\(rule)': header '\(header.name)' contains CR, LF or NUL"
+                    "webhook of rule '\(rule)': header '\(header.name)' contains a control character"
                 )
             }
         }
     }
 
-    /// The URL without user info, query or fragment, safe to log (queries often carry tokens).
+    /// The URL without user info, query or fragment, safe to log (``URLRedaction``).
     /// - Parameter url: any URL text.
-    /// - Returns: `scheme://host[:port]/path`, or a placeholder if it does not parse.
-    public static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.scheme != nil else { return "<invalid URL>" }
-        components.user = nil
-        components.password = nil
-        let hadQuery = components.query != nil
-        components.query = nil
-        components.fragment = nil
-        return (components.string ?? "<invalid URL>") + (hadQuery ? "?…" : "")
+    /// - Returns: the redacted URL.
+    public static func redacted(_ url: String) -> String { URLRedaction.redacted(url) }
+
+    /// The delivery the outbox stores for this request, validated.
+    /// - Parameter now: the acceptance time.
+    /// - Returns: a pending delivery, due at once.
+    /// - Throws: ``ActionError`` (`invalidRequest`).
+    public func delivery(now: Date) throws -> Delivery {
+        try validate()
+        var delivery = Delivery(
+            kind: .webhook, eventID: eventID, rule: rule, target: url, method: Delivery.Method(rawValue: method),
+            createdAt: now, retryFor: retryFor)
+        delivery.headers = headers
+        delivery.contentType = contentType
+        delivery.body = body
+        delivery.secret = secret
+        delivery.timeoutMilliseconds = max(1, timeout.milliseconds)
+        delivery.transport = transport.isDefault ? nil : transport
+        return delivery
     }
 
     /// Whether `text` is an RFC 9110 token (method and header names).

@@ -3,6 +3,8 @@ public import Logging
 public import ServiceLifecycle
 import Synchronization
 public import TagActions
+public import LiveAssociations
+public import StateStore
 import TagRules
 import UnixSignals
 
@@ -16,7 +18,7 @@ public final class AssociationRefresher: Service, CustomStringConvertible {
     public static let defaultInterval: Duration = .seconds(24 * 3600)
 
     let store: RuleStore
-    let cache: Outbox?
+    let cache: StateDatabase?
     let fetcher: AssociationFetcher
     /// How long a good copy is used before it is checked again.
     public let interval: Duration
@@ -36,7 +38,7 @@ public final class AssociationRefresher: Service, CustomStringConvertible {
     ///   - tick: how often due domains and the cache are looked at.
     ///   - logger: where refreshes are logged.
     public init(
-        store: RuleStore, cache: Outbox?, fetcher: AssociationFetcher, interval: Duration = defaultInterval,
+        store: RuleStore, cache: StateDatabase?, fetcher: AssociationFetcher, interval: Duration = defaultInterval,
         tick: Duration = .seconds(1), logger: Logger
     ) {
         self.store = store

@@ -3,6 +3,7 @@ public import Logging
 import NDEF
 import Synchronization
 import TagActions
+import StateStore
 
 /// Writes log lines to standard error: `text` (one readable line) or `json` (one JSON object per line, for
 /// journald, Loki and friends). Metadata keys are dotted (`reader.name`, `rule.name`, …).

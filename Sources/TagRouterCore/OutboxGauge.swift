@@ -2,10 +2,11 @@ import CoreMetrics
 public import Logging
 public import ServiceLifecycle
 public import TagActions
+public import StateStore
 
 /// Keeps the `tagrouter_outbox_depth{kind=…}` gauges up to date by counting pending deliveries now and then.
 public struct OutboxGauge: Service, CustomStringConvertible {
-    let outbox: Outbox
+    let outbox: StateDatabase
     let metrics: RouterMetrics
     let interval: Duration
     let logger: Logger
@@ -16,7 +17,7 @@ public struct OutboxGauge: Service, CustomStringConvertible {
     ///   - metrics: holds the gauge.
     ///   - interval: time between counts.
     ///   - logger: where a failing count is logged.
-    public init(outbox: Outbox, metrics: RouterMetrics, interval: Duration = .seconds(15), logger: Logger) {
+    public init(outbox: StateDatabase, metrics: RouterMetrics, interval: Duration = .seconds(15), logger: Logger) {
         self.outbox = outbox
         self.metrics = metrics
         self.interval = interval
@@ -27,7 +28,7 @@ public struct OutboxGauge: Service, CustomStringConvertible {
     public func run() async throws {
         while !Task.isShuttingDownGracefully {
             do {
-                for (kind, depth) in try outbox.pendingCounts() { metrics.outboxDepth(kind: kind, depth) }
+                for (kind, depth) in try outbox.pendingCounts() { metrics.outboxDepth(kind: kind.rawValue, depth) }
             } catch {
                 logger.warning("outbox.count_failed", metadata: ["error": "\(error)"])
             }

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import TagActions
+import StateStore
 import TagRules
 
 extension RouterLauncher {
@@ -9,7 +10,7 @@ extension RouterLauncher {
     /// or in a dry run. The environment variables `TAGROUTER_MQTT_RECONNECT_MIN_MS` and
     /// `TAGROUTER_MQTT_RECONNECT_MAX_MS` shorten the reconnection backoff (for tests).
     static func makeMQTTPublisher(
-        ruleSet: RuleSet, outbox: Outbox?, metrics: RouterMetrics, logger: Logger,
+        ruleSet: RuleSet, outbox: StateDatabase?, metrics: RouterMetrics, logger: Logger,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> MQTTPublisher? {
         guard let settings = ruleSet.mqtt, let outbox else { return nil }
@@ -22,7 +23,7 @@ extension RouterLauncher {
         }
         metrics.mqttConnected.record(0)
         return MQTTPublisher(
-            settings: settings, outbox: outbox, configuration: configuration, logger: logger,
+            settings: settings, database: outbox, configuration: configuration, logger: logger,
             onConnectionChange: { metrics.mqttConnected.record($0 ? 1 : 0) })
     }
 }

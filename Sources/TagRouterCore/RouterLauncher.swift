@@ -4,6 +4,8 @@ import PCSC
 import Prometheus
 import ServiceLifecycle
 import TagActions
+import LiveAssociations
+import StateStore
 import TagRules
 import UnixSignals
 
@@ -50,13 +52,17 @@ public enum RouterLauncher {
         let metrics = RouterMetrics(factory: PrometheusMetricsFactory(registry: registry))
         var services: [any Service] = []
 
-        var outbox: Outbox?
+        var outbox: StateDatabase?
         var worker: OutboxWorker?
         if !settings.isDryRun {
             do {
-                let opened = try Outbox(directory: settings.stateDirectory, intakeLog: true, logger: logger)
+                let opened = try StateDatabase(directory: settings.stateDirectory, logger: logger)
+                // An upgrade from a release with an intake log loses nothing: what it holds is imported once.
+                try opened.importLegacyIntakeLog()
                 let outboxWorker = OutboxWorker(
-                    outbox: opened, configuration: .init(userAgent: "tagrouter/\(Version.current)"), logger: logger)
+                    database: opened,
+                    configuration: .init(userAgent: "tagrouter/\(Version.current)", environment: environment),
+                    logger: logger)
                 outbox = opened
                 worker = outboxWorker
                 services.append(outboxWorker)

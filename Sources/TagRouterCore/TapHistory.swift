@@ -1,4 +1,5 @@
 public import TagActions
+public import StateStore
 
 /// Where taps are recorded for `tagrouter history`: the state database's ``Outbox``, an array in tests.
 public protocol TapHistory: Sendable {
@@ -8,4 +9,4 @@ public protocol TapHistory: Sendable {
     func recordTap(_ tap: TapRecord) throws
 }
 
-extension Outbox: TapHistory {}
+extension StateDatabase: TapHistory {}

@@ -58,6 +58,8 @@ public struct WebhookAction: Sendable, Hashable {
     public var timeout: Duration
     /// How long failed deliveries are retried.
     public var retryFor: Duration
+    /// Trust anchors, client certificate and proxy (literal, never from the tag).
+    public var transport = WebhookTransport()
 
     /// One header template.
     public struct Header: Sendable, Hashable {

@@ -4,7 +4,9 @@ import Yams
 
 extension FileParser {
     static let runKeys = ["argv", "timeout", "env", "cwd"]
-    static let webhookKeys = ["url", "method", "headers", "body", "secret", "timeout", "retryFor"]
+    static let webhookKeys = [
+        "url", "method", "headers", "body", "secret", "timeout", "retryFor", "tls", "proxy",
+    ]
 
     /// Parses an `actions:` list: each item a mapping with exactly one of `run`, `open`, `webhook`, `mqtt`.
     func parseActionList(_ node: Node, context: String) -> [Action] {
@@ -162,9 +164,9 @@ extension FileParser {
                     }
                     guard let value = template(valueNode, "header '\(name)'") else { continue }
                     if value.segments.contains(where: {
-                        if case .literal(let text) = $0 { text.contains(where: \.isNewline) } else { false }
+                        if case .literal(let text) = $0 { !HeaderField.isFieldValue(text) } else { false }
                     }) {
-                        error(valueNode, "header '\(name)' contains a line break")
+                        error(valueNode, "header '\(name)' contains a control character (only tab is allowed)")
                         continue
                     }
                     if name.lowercased() == "content-type", !value.staticPrefix.lowercased().contains("json") {
@@ -176,9 +178,11 @@ extension FileParser {
             case "secret": webhook.secret = template(item.value, "'secret'")
             case "timeout": webhook.timeout = duration(item.value, "'timeout'") ?? webhook.timeout
             case "retryFor": webhook.retryFor = duration(item.value, "'retryFor'") ?? webhook.retryFor
+            case "tls", "proxy": parseTransport(item.key, item.value, into: &webhook.transport)
             default: break
             }
         }
+        webhook.transport = webhook.transport.merged(over: defaultWebhookTransport)
         return webhook
     }
 }

@@ -3,7 +3,7 @@ import Yams
 
 extension FileParser {
     static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt"]
-    static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown"]
+    static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown", "webhook"]
 
     /// Parses the whole file.
     func parseFile(_ root: Node?) {
@@ -28,6 +28,7 @@ extension FileParser {
                 switch entry.key {
                 case "caseSensitive": defaultCaseSensitive = bool(entry.value, "'caseSensitive'") ?? true
                 case "percentEncoded": defaultPercentEncoded = bool(entry.value, "'percentEncoded'") ?? true
+                case "webhook": defaultWebhookTransport = parseWebhookDefaults(entry.value)
                 default: defaultCooldown = duration(entry.value, "'cooldown'") ?? .seconds(2)
                 }
             }

@@ -21,6 +21,8 @@ final class FileParser {
     var defaultCaseSensitive = true
     var defaultPercentEncoded = true
     var defaultCooldown: Duration = .seconds(2)
+    /// The file's `defaults: { webhook: … }`.
+    var defaultWebhookTransport = WebhookTransport()
 
     // MQTT (docs/rules.md, "`mqtt:`: the broker").
     /// Where the rule set's `mqtt:` block is, if an earlier file (or this one) has one.

@@ -14,6 +14,8 @@ public struct RenderedWebhook: Sendable, Hashable {
     public var timeout: Duration
     /// How long failed deliveries are retried.
     public var retryFor: Duration
+    /// Trust anchors, client certificate and proxy.
+    public var transport: WebhookTransport
 
     /// Creates a rendered webhook.
     /// - Parameters:
@@ -24,9 +26,10 @@ public struct RenderedWebhook: Sendable, Hashable {
     ///   - secret: the signing secret, if any.
     ///   - timeout: the timeout of one attempt.
     ///   - retryFor: how long failed deliveries are retried.
+    ///   - transport: trust anchors, client certificate and proxy.
     public init(
         url: String, method: String, headers: [HeaderField], body: String?, secret: String?, timeout: Duration,
-        retryFor: Duration
+        retryFor: Duration, transport: WebhookTransport = WebhookTransport()
     ) {
         self.url = url
         self.method = method
@@ -35,5 +38,6 @@ public struct RenderedWebhook: Sendable, Hashable {
         self.secret = secret
         self.timeout = timeout
         self.retryFor = retryFor
+        self.transport = transport
     }
 }

@@ -92,7 +92,8 @@ public struct Rule: Sendable {
                         body: try webhook.body?.render(
                             values, escaping: webhook.bodyIsJSON ? .json : .plain, masksSecrets: masksSecrets),
                         secret: try webhook.secret?.render(values, escaping: .plain, masksSecrets: masksSecrets),
-                        timeout: webhook.timeout, retryFor: webhook.retryFor))
+                        timeout: webhook.timeout, retryFor: webhook.retryFor,
+                        transport: webhook.transport))
             case .mqtt(let mqtt):
                 return .mqtt(
                     RenderedMQTT(

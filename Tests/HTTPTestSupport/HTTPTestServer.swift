@@ -51,17 +51,23 @@ public final class HTTPTestServer: Sendable {
         self.state = Mutex([])
     }
 
-    /// Starts a server on `port` (0 = a free one) answering per `script`; HTTPS when `tls` names a certificate
-    /// and key (PEM files, as ``TestCertificateAuthority`` issues them).
+    /// Starts a server on `host` and `port` (0 = a free one) answering per `script`; HTTPS when `tls` names a
+    /// certificate and key (PEM files, as ``TestCertificateAuthority`` issues them), and then, with
+    /// `clientCertificatesFrom` (a CA's PEM file), only for clients presenting a certificate that CA issued.
     public static func start(
-        port: Int = 0, tls: TestCertificateAuthority.Issued? = nil, script: @escaping Script
+        host: String = "127.0.0.1", port: Int = 0, tls: TestCertificateAuthority.Issued? = nil,
+        clientCertificatesFrom clientCA: String? = nil, script: @escaping Script
     ) async throws -> HTTPTestServer {
         let recorder = Recorder(script: script)
         let sslContext = try tls.map { issued in
-            try NIOSSLContext(
-                configuration: .makeServerConfiguration(
-                    certificateChain: try NIOSSLCertificate.fromPEMFile(issued.certificate).map { .certificate($0) },
-                    privateKey: .privateKey(try NIOSSLPrivateKey(file: issued.key, format: .pem))))
+            var configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(issued.certificate).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: issued.key, format: .pem)))
+            if let clientCA {
+                configuration.certificateVerification = .noHostnameVerification
+                configuration.trustRoots = .file(clientCA)
+            }
+            return try NIOSSLContext(configuration: configuration)
         }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -75,7 +81,7 @@ public final class HTTPTestServer: Sendable {
                         Handler(recorder: recorder, connection: recorder.nextConnection()))
                 }
             }
-            .bind(host: "127.0.0.1", port: port).get()
+            .bind(host: host, port: port).get()
         let server = HTTPTestServer(port: channel.localAddress!.port!, channel: channel)
         recorder.server.withLock { $0 = server }
         return server

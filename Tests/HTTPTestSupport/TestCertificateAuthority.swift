@@ -34,11 +34,13 @@ public struct TestCertificateAuthority: Sendable {
         return authority
     }
 
-    /// Issues a server certificate for a DNS name.
-    /// - Parameter dnsName: the name the certificate is valid for (its subjectAltName).
+    /// Issues a server certificate for a DNS name, or with `forClient` a client certificate (mutual TLS).
+    /// - Parameters:
+    ///   - dnsName: the name the certificate is valid for (its subjectAltName).
+    ///   - forClient: whether it is a client certificate (`clientAuth`) instead of a server one.
     /// - Returns: the certificate and key files.
     /// - Throws: when `openssl` fails.
-    public func issue(for dnsName: String) throws -> Issued {
+    public func issue(for dnsName: String, forClient: Bool = false) throws -> Issued {
         let base = directory + "/" + dnsName + "-" + UUID().uuidString.prefix(8)
         let issued = Issued(certificate: base + ".pem", key: base + ".key")
         let extensions = base + ".ext"
@@ -47,7 +49,7 @@ public struct TestCertificateAuthority: Sendable {
             subjectAltName=DNS:\(dnsName)
             basicConstraints=CA:FALSE
             keyUsage=critical,digitalSignature
-            extendedKeyUsage=serverAuth
+            extendedKeyUsage=\(forClient ? "clientAuth" : "serverAuth")
 
             """.utf8
         ).write(to: URL(fileURLWithPath: extensions))

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import StateStore
 import TagActions
 import Testing
 
@@ -36,7 +37,7 @@ struct CrashSafetyTests {
             let count = 50
             let first = try Self.startChild(stateDirectory: directory, url: url, count: count)
             // Let it try (and fail) against the closed port until failed attempts are recorded, then kill it.
-            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            let outbox = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
             let deadlineForAttempts = ContinuousClock.now + .seconds(20)
             while ContinuousClock.now < deadlineForAttempts,
                 try outbox.history(limit: count).deliveries.allSatisfy({ $0.attempts == 0 })
@@ -46,7 +47,7 @@ struct CrashSafetyTests {
             Self.kill9(first)
             let beforeRestart = try outbox.history(limit: count).deliveries
             #expect(beforeRestart.count == count)
-            #expect(beforeRestart.allSatisfy { $0.state == "pending" })
+            #expect(beforeRestart.allSatisfy { $0.state == .pending })
             #expect(beforeRestart.contains { $0.attempts > 0 })
             #expect(first.terminationReason == .uncaughtSignal)
             #expect(first.terminationStatus == SIGKILL)

@@ -3,6 +3,7 @@ import Logging
 import MQTTClient
 import MQTTTestSupport
 import ServiceLifecycle
+import StateStore
 import TagActions
 import TagRules
 import TestSupport
@@ -31,7 +32,7 @@ struct MQTTPublisherTests {
     static func withPublisher(
         settings: MQTTSettings, directory: String, _ body: (MQTTPublisher) async throws -> Void
     ) async throws {
-        let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+        let outbox = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
         let publisher = MQTTPublisher(
             settings: settings, outbox: outbox,
             configuration: .init(
@@ -76,7 +77,7 @@ struct MQTTPublisherTests {
                 }
                 #expect(id > 0)
                 try await Self.waitUntil {
-                    try publisher.outbox.deliveries(eventID: eventID).first?.state == "delivered"
+                    try publisher.outbox.deliveries(eventID: eventID).first?.state == .delivered
                 }
                 let record = try #require(try publisher.outbox.deliveries(eventID: eventID).first)
                 #expect(record.kind == "mqtt")
@@ -132,7 +133,7 @@ struct MQTTPublisherTests {
                         topic: "doors/x", payload: Array("late".utf8), retryFor: .seconds(1), eventID: eventID,
                         rule: "r"))
                 #expect(try publisher.outbox.pendingCounts()["mqtt"] == 1)
-                try await Self.waitUntil { try publisher.outbox.deliveries(eventID: eventID).first?.state == "failed" }
+                try await Self.waitUntil { try publisher.outbox.deliveries(eventID: eventID).first?.state == .failed }
                 let failed = try publisher.outbox.history(failedOnly: true).deliveries
                 #expect(failed.map(\.eventID) == [eventID])
                 #expect(failed.first?.kind == "mqtt")

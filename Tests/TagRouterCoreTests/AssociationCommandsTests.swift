@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTestSupport
+import LiveAssociations
+import StateStore
 import TagActions
 import Testing
 

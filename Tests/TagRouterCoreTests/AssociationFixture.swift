@@ -1,6 +1,9 @@
 import Foundation
 import HTTPTestSupport
 import Logging
+import StateStore
+import LiveAssociations
+import StateStore
 import TagActions
 import TagRules
 
@@ -59,8 +62,8 @@ struct AssociationFixture {
     }
 
     /// The state database.
-    func cache() throws -> Outbox {
-        try Outbox(directory: directory, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+    func cache() throws -> StateDatabase {
+        try StateDatabase(directory: directory, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
     }
 
     func stop() async {

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTestSupport
 import Logging
+import LiveAssociations
+import StateStore
 import TagActions
 import TagRules
 import Testing

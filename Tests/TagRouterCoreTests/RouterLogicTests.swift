@@ -6,6 +6,7 @@ import PCSC
 import Prometheus
 import ServiceLifecycle
 import ServiceLifecycleTestKit
+import StateStore
 import TagActions
 import TagRules
 import Testing
@@ -344,10 +345,10 @@ private let rules = """
         let quiet = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("budget-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let outbox = try Outbox(directory: state, logger: quiet)
+        let outbox = try StateDatabase(directory: state, logger: quiet)
         let registry = PrometheusCollectorRegistry()
         let services: [any Service] = [
-            OutboxWorker(outbox: outbox, configuration: .init(userAgent: "test"), logger: quiet),
+            OutboxWorker(database: outbox, configuration: .init(userAgent: "test"), logger: quiet),
             OutboxGauge(
                 outbox: outbox, metrics: RouterMetrics(factory: PrometheusMetricsFactory(registry: registry)),
                 logger: quiet),

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import TagActions
+import LiveAssociations
+import StateStore
 import TagRules
 
 /// `tagrouter aasa refresh` and `tagrouter aasa show` (docs/cli.md), and what `check`, `match` and `doctor` say
@@ -30,10 +32,10 @@ public enum AssociationCommands {
         }
         var logger = ReaderCommands.logger
         logger.logLevel = .error
-        let cache: Outbox
+        let cache: StateDatabase
         let fetcher: AssociationFetcher
         do {
-            cache = try Outbox(directory: HostDefaults.stateDirectory(stateDirectory), logger: logger)
+            cache = try StateDatabase(directory: HostDefaults.stateDirectory(stateDirectory), logger: logger)
             var configuration = try AssociationFetcher.Configuration.from(environment: environment)
             configuration.userAgent = "tagrouter/\(Version.current)"
             fetcher = try AssociationFetcher(configuration: configuration)
@@ -110,11 +112,11 @@ public enum AssociationCommands {
     /// The cache entries of a state directory, read without creating the database; with the reason when it
     /// cannot be read.
     static func cachedEntries(stateDirectory: String) -> ([String: CachedAssociation], String?) {
-        guard Outbox.exists(in: stateDirectory) else { return ([:], nil) }
+        guard StateDatabase.exists(in: stateDirectory) else { return ([:], nil) }
         var logger = ReaderCommands.logger
         logger.logLevel = .error
         do {
-            let entries = try Outbox(directory: stateDirectory, logger: logger).cachedAssociations()
+            let entries = try StateDatabase(directory: stateDirectory, logger: logger).cachedAssociations()
             return (Dictionary(entries.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first }), nil)
         } catch {
             return ([:], "\(error)")

@@ -1,5 +1,6 @@
 import Logging
 import TagActions
+import StateStore
 
 /// `tagrouter history` (docs/cli.md): what the state database remembers.
 public enum HistoryListing {
@@ -16,8 +17,8 @@ public enum HistoryListing {
         let directory = HostDefaults.stateDirectory(stateDirectory)
         do {
             let report =
-                Outbox.exists(in: directory)
-                ? try Outbox(directory: directory, logger: logger).history(failedOnly: failedOnly, limit: limit)
+                StateDatabase.exists(in: directory)
+                ? try StateDatabase(directory: directory, logger: logger).history(failedOnly: failedOnly, limit: limit)
                 : HistoryReport(taps: [], deliveries: [])
             return CommandOutput(standardOutput: json ? report.json() + "\n" : report.text())
         } catch {

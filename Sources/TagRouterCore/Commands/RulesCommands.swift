@@ -1,5 +1,7 @@
 import Foundation
 import TagActions
+import LiveAssociations
+import StateStore
 import TagRules
 
 /// `tagrouter check` and `tagrouter match` (docs/cli.md): rules validated, and one tag tried against them.

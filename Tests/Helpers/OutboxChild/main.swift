@@ -3,6 +3,7 @@
 // outbox worker until killed. With COUNT 0 it only resumes what the state directory holds.
 import Foundation
 import Logging
+import StateStore
 import TagActions
 import WebhookRetry
 
@@ -13,9 +14,9 @@ guard arguments.count == 4, let count = Int(arguments[3]) else {
 }
 var logger = Logger(label: "outbox-child")
 logger.logLevel = .error
-let outbox = try Outbox(directory: arguments[1], logger: logger)
+let outbox = try StateDatabase(directory: arguments[1], logger: logger)
 let worker = OutboxWorker(
-    outbox: outbox,
+    database: outbox,
     configuration: .init(
         userAgent: "tagrouter/test",
         retryPolicy: RetryPolicy(initialDelay: .milliseconds(100), maxDelay: .milliseconds(300))

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import Logging
 import ServiceLifecycle
+import StateStore
 import TagActions
 import WebhookRetry
 
@@ -11,15 +12,19 @@ enum WorkerHarness {
 
     static func run<T: Sendable>(
         retryPolicy: RetryPolicy = fastRetries,
+        maxInFlight: Int = 32,
+        environment: [String: String] = [:],
         stateDirectory: String? = nil,
         _ body: @escaping @Sendable (OutboxWorker, String) async throws -> T
     ) async throws -> T {
         try await TestEnvironment.withTemporaryDirectory { temporary in
             let directory = stateDirectory ?? temporary
-            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            let outbox = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
             let worker = OutboxWorker(
-                outbox: outbox,
-                configuration: .init(userAgent: "tagrouter/test", retryPolicy: retryPolicy),
+                database: outbox,
+                configuration: .init(
+                    userAgent: "tagrouter/test", maxInFlight: maxInFlight, retryPolicy: retryPolicy,
+                    environment: environment),
                 logger: TestEnvironment.logger
             )
             return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -39,13 +44,13 @@ enum WorkerHarness {
 
     /// Polls the history until `predicate` holds for the delivery of `eventID`, or 20 s pass.
     static func waitForDelivery(
-        _ outbox: Outbox,
+        _ outbox: StateDatabase,
         eventID: String,
         timeout: Duration = .seconds(20),
-        until predicate: (DeliveryRecord) -> Bool
-    ) async throws -> DeliveryRecord? {
+        until predicate: (Delivery) -> Bool
+    ) async throws -> Delivery? {
         let deadline = ContinuousClock.now + timeout
-        var last: DeliveryRecord?
+        var last: Delivery?
         while ContinuousClock.now < deadline {
             last = try outbox.deliveries(eventID: eventID).first
             if let last, predicate(last) { return last }
@@ -54,8 +59,14 @@ enum WorkerHarness {
         return last
     }
 
+    /// Enqueues `request` and waits until its delivery is no longer pending.
+    static func deliver(_ request: WebhookRequest, with worker: OutboxWorker) async throws -> Delivery? {
+        try worker.enqueue(request)
+        return try await waitUntilSettled(worker.database, eventID: request.eventID)
+    }
+
     /// Waits until the delivery of `eventID` is no longer pending (delivered or failed).
-    static func waitUntilSettled(_ outbox: Outbox, eventID: String) async throws -> DeliveryRecord? {
-        try await waitForDelivery(outbox, eventID: eventID) { $0.state != "pending" }
+    static func waitUntilSettled(_ outbox: StateDatabase, eventID: String) async throws -> Delivery? {
+        try await waitForDelivery(outbox, eventID: eventID) { $0.state != .pending }
     }
 }

@@ -1,50 +1,44 @@
-import Foundation
+public import Foundation
 import GRDB
 public import Logging
 import Synchronization
-import WebhookRetry
 
 /// The state database (`<state dir>/tagrouter.sqlite`, SQLite in WAL mode): the durable outbox of webhooks and
-/// QoS 1 MQTT publications, and the tap history.
+/// QoS 1 MQTT publications, the tap history and the association-file cache. It is the one store of record.
 ///
-/// Every delivery is written here (through the intake log) before any of its request is sent, so neither a crash
-/// nor a restart loses one. The rows hold what a retry needs to sign and send the request unchanged, including
-/// the rule's secret and headers (which may carry tokens): the directory is created mode 0700 and the database
-/// file 0600.
-public final class Outbox: Sendable {
+/// Every delivery is inserted here before any of its request is sent, so neither a crash nor a restart loses
+/// one. The rows hold what a retry needs to sign and send the request unchanged, including the rule's secret and
+/// headers (which may carry tokens): the directory is created mode 0700 and the database file 0600.
+public final class StateDatabase: Sendable {
     /// The default number of finished deliveries, and of taps, kept for `tagrouter history`.
     public static let defaultRetention = 10_000
 
+    /// The state directory.
+    public let directory: String
     /// The database file.
     public let path: String
     /// How many finished deliveries, and how many taps, are kept.
     public let retention: Int
     let pool: DatabasePool
     let logger: Logger
+    /// Finished rows written since the last prune: old rows are pruned every 256.
     let writesSincePrune = Atomic<Int>(0)
-    /// Rows accepted and not yet inserted, with the intake log when there is one (``accept(_:)``).
-    let intake: Mutex<Intake>
-    /// Held while rows are inserted, so the table receives them in the order of their ids.
-    let storing = Mutex(())
 
     /// Opens (creating and migrating if needed) the state database in `directory`.
     /// - Parameters:
     ///   - directory: the state directory; created (0700) if missing.
     ///   - retention: how many finished deliveries and taps to keep.
     ///   - busyTimeout: how long a write waits for another process's write (`tagrouter history` only reads).
-    ///   - intakeLog: whether deliveries are accepted through the intake log (`intake.log`), so that a webhook's
-    ///     first attempt starts before its row is inserted: the router's own outbox. Rows the log holds and the
-    ///     table lacks (a crash between the two writes) are inserted here; only one process may have the log.
     ///   - logger: where database maintenance is logged.
-    /// - Throws: ``ActionError`` (`stateDatabase`) naming the path and the cause.
+    /// - Throws: ``StateStoreError`` naming the path and the cause.
     public init(
         directory: String,
-        retention: Int = Outbox.defaultRetention,
+        retention: Int = StateDatabase.defaultRetention,
         busyTimeout: Duration = .seconds(10),
-        intakeLog: Bool = false,
         logger: Logger
     ) throws {
         let path = StateDirectory.databasePath(in: directory)
+        self.directory = directory
         self.path = path
         self.retention = max(1, retention)
         self.logger = logger
@@ -53,28 +47,22 @@ public final class Outbox: Sendable {
             // Create the file 0600 before SQLite does, so it (and its -wal/-shm, which copy its mode) is private.
             let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
-                throw ActionError(
-                    .stateDatabase,
-                    "state database \(path): cannot create: \(String(cString: strerror(errno)))"
-                )
+                throw StateStoreError("state database \(path): cannot create: \(String(cString: strerror(errno)))")
             }
             fchmod(descriptor, 0o600)
             close(descriptor)
             var configuration = Configuration()
-            configuration.busyMode = .timeout(Double(busyTimeout.milliseconds) / 1000)
+            let (seconds, attoseconds) = busyTimeout.components
+            configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
-            intake = Mutex(
-                intakeLog
-                    ? try Self.recoverIntake(directory: directory, pool: pool, logger: logger)
-                    : Intake(log: nil, nextID: 0))
-        } catch let error as ActionError {
+        } catch let error as StateStoreError {
             throw error
         } catch {
-            throw ActionError(.stateDatabase, "state database \(path): \(error)")
+            throw StateStoreError("state database \(path): \(error)")
         }
     }
 
@@ -91,8 +79,7 @@ public final class Outbox: Sendable {
         for component in directory.split(separator: "/") {
             prefix += "/" + component
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw ActionError(
-                    .stateDatabase,
+                throw StateStoreError(
                     "state database \(databasePath): cannot create directory \(prefix): \(String(cString: strerror(errno)))"
                 )
             }
@@ -143,37 +130,49 @@ public final class Outbox: Sendable {
             )
         }
         migrator.registerMigration("aasa-cache") { db in
-            try db.execute(sql: Outbox.associationCacheSchema)
+            try db.execute(sql: StateDatabase.associationCacheSchema)
         }
-        migrator.registerMigration("mqtt-outbox") { db in try Outbox.migrateMQTT(db) }
+        migrator.registerMigration("mqtt-outbox") { db in
+            // The deliveries table learns a kind (`webhook`, `mqtt`) and the MQTT fields. An MQTT row keeps its
+            // topic in `url`, `MQTT` in `method` and its payload in `body`.
+            try db.execute(
+                sql: """
+                    ALTER TABLE deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'webhook';
+                    ALTER TABLE deliveries ADD COLUMN qos INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE deliveries ADD COLUMN retain INTEGER NOT NULL DEFAULT 0;
+                    CREATE INDEX deliveries_mqtt_pending ON deliveries (id) WHERE state = 'pending' AND kind = 'mqtt';
+                    """
+            )
+        }
+        migrator.registerMigration("webhook-transport") { db in
+            // A webhook's trust anchors, client certificate and proxy (JSON), when its rule sets them.
+            try db.execute(sql: "ALTER TABLE deliveries ADD COLUMN transport TEXT")
+        }
         return migrator
     }
 
-    /// Runs a write transaction, turning database errors into ``ActionError``.
+    /// Runs a write transaction, turning database errors into ``StateStoreError``.
     func write<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) throws -> T {
         do {
             return try pool.write(body)
         } catch {
-            throw ActionError(.stateDatabase, "state database \(path): cannot \(what): \(error)")
+            throw StateStoreError("state database \(path): cannot \(what): \(error)")
         }
     }
 
-    /// Runs one statement in SQLite's implicit transaction (atomic and durable like ``write(_:_:)``, without a
-    /// `BEGIN`/`COMMIT` around it), turning database errors into ``ActionError``.
-    func writeStatement<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) throws -> T {
-        do {
-            return try pool.writeWithoutTransaction(body)
-        } catch {
-            throw ActionError(.stateDatabase, "state database \(path): cannot \(what): \(error)")
-        }
-    }
-
-    /// Runs a read, turning database errors into ``ActionError``.
+    /// Runs a read, turning database errors into ``StateStoreError``.
     func read<T: Sendable>(_ what: String, _ body: @Sendable (Database) throws -> T) throws -> T {
         do {
             return try pool.read(body)
         } catch {
-            throw ActionError(.stateDatabase, "state database \(path): cannot \(what): \(error)")
+            throw StateStoreError("state database \(path): cannot \(what): \(error)")
         }
+    }
+
+    /// Whether `count` more finished rows make a prune due (every 256).
+    func pruneDue(after count: Int) -> Bool {
+        guard count > 0, writesSincePrune.add(count, ordering: .relaxed).newValue >= 256 else { return false }
+        writesSincePrune.store(0, ordering: .relaxed)
+        return true
     }
 }

@@ -43,8 +43,8 @@ public final class AssociationFetcher: Sendable {
         /// `TAGROUTER_AASA_CONNECT_TO=domain=host:port[,domain=host:port…]`.
         /// - Parameter environment: the process environment.
         /// - Returns: the configuration.
-        /// - Throws: ``ActionError`` (`associationFetch`) naming the variable that is malformed.
-        public static func from(environment: [String: String]) throws(ActionError) -> Configuration {
+        /// - Throws: ``AssociationFetchError`` naming the variable that is malformed.
+        public static func from(environment: [String: String]) throws(AssociationFetchError) -> Configuration {
             var configuration = Configuration()
             if let path = environment["TAGROUTER_AASA_CA"], !path.isEmpty {
                 configuration.extraTrustAnchors = path
@@ -55,8 +55,7 @@ public final class AssociationFetcher: Sendable {
                     let port = Int(parts[1][parts[1].index(after: colon)...]), (1...65535).contains(port),
                     colon > parts[1].startIndex
                 else {
-                    throw ActionError(
-                        .associationFetch,
+                    throw AssociationFetchError(
                         "TAGROUTER_AASA_CONNECT_TO: '\(entry)' is not domain=host:port (like shop.example.test=127.0.0.1:8443)"
                     )
                 }
@@ -80,19 +79,20 @@ public final class AssociationFetcher: Sendable {
 
     /// Creates a fetcher; call ``shutdown()`` when done.
     /// - Parameter configuration: how to connect.
-    /// - Throws: ``ActionError`` (`associationFetch`) when the extra trust anchors cannot be read.
-    public init(configuration: Configuration) throws(ActionError) {
+    /// - Throws: ``AssociationFetchError`` when the extra trust anchors cannot be read.
+    public init(configuration: Configuration) throws(AssociationFetchError) {
         var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
         if let path = configuration.extraTrustAnchors {
             let certificates: [NIOSSLCertificate]
             do {
                 certificates = try NIOSSLCertificate.fromPEMFile(path)
             } catch {
-                throw ActionError(
-                    .associationFetch, "TAGROUTER_AASA_CA \(path): cannot read PEM certificates (\(error))")
+                throw AssociationFetchError(
+                    "TAGROUTER_AASA_CA \(path): cannot read PEM certificates (\(error))")
             }
             guard !certificates.isEmpty else {
-                throw ActionError(.associationFetch, "TAGROUTER_AASA_CA \(path): no PEM certificate in the file")
+                throw AssociationFetchError("TAGROUTER_AASA_CA \(path): no PEM certificate in the file")
             }
             tls.additionalTrustRoots = [.certificates(certificates)]
         }
@@ -138,8 +138,8 @@ public final class AssociationFetcher: Sendable {
     ///   - etag: the cached copy's `ETag`, sent as `If-None-Match`.
     ///   - lastModified: the cached copy's `Last-Modified`, sent as `If-Modified-Since`.
     /// - Returns: the new body, or that the cached copy is current.
-    /// - Throws: ``ActionError`` (`associationFetch`): one sentence naming the domain and what went wrong.
-    public func fetch(_ domain: String, etag: String?, lastModified: String?) async throws(ActionError) -> Answer {
+    /// - Throws: ``AssociationFetchError``: one sentence naming the domain and what went wrong.
+    public func fetch(_ domain: String, etag: String?, lastModified: String?) async throws(AssociationFetchError) -> Answer {
         let timeout = configuration.timeout
         do {
             return try await withThrowingTaskGroup(of: Answer?.self) { group in
@@ -151,19 +151,19 @@ public final class AssociationFetcher: Sendable {
                 let first = try await group.next()!
                 group.cancelAll()
                 guard let answer = first else {
-                    throw ActionError(
-                        .associationFetch, "\(domain): no complete answer within \(Self.seconds(timeout)) (timeout)")
+                    throw AssociationFetchError(
+                        "\(domain): no complete answer within \(Self.seconds(timeout)) (timeout)")
                 }
                 return answer
             }
-        } catch let error as ActionError {
+        } catch let error as AssociationFetchError {
             throw error
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             // The client's own deadline is the same timeout; on a loaded machine it can fire first. Same sentence.
-            throw ActionError(
-                .associationFetch, "\(domain): no complete answer within \(Self.seconds(timeout)) (timeout)")
+            throw AssociationFetchError(
+                "\(domain): no complete answer within \(Self.seconds(timeout)) (timeout)")
         } catch {
-            throw ActionError(.associationFetch, "\(domain): \(Self.describe(error))")
+            throw AssociationFetchError("\(domain): \(Self.describe(error))")
         }
     }
 
@@ -182,16 +182,16 @@ public final class AssociationFetcher: Sendable {
                 let target = response.headers.first(name: "Location").map { " to \(Self.printable($0))" } ?? ""
                 detail += " redirect\(target): association files are not fetched through redirects, as on iOS"
             }
-            throw ActionError(.associationFetch, "\(domain): \(url(for: domain)) answered \(detail)")
+            throw AssociationFetchError("\(domain): \(url(for: domain)) answered \(detail)")
         }
         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > Self.maxBytes {
-            throw ActionError(.associationFetch, Self.tooLarge(domain, "\(length) bytes announced"))
+            throw AssociationFetchError(Self.tooLarge(domain, "\(length) bytes announced"))
         }
         var body = Data()
         for try await chunk in response.body {
             body.append(contentsOf: chunk.readableBytesView)
             guard body.count <= Self.maxBytes else {
-                throw ActionError(.associationFetch, Self.tooLarge(domain, "more than \(Self.maxBytes) bytes sent"))
+                throw AssociationFetchError(Self.tooLarge(domain, "more than \(Self.maxBytes) bytes sent"))
             }
         }
         return .fetched(

@@ -1,14 +1,12 @@
 import Foundation
 import GRDB
-import Synchronization
 
-extension Outbox {
+extension StateDatabase {
     /// Records a tap for `tagrouter history` (the router calls this once per presentation).
     /// - Parameter tap: the tap.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
+    /// - Throws: ``StateStoreError``.
     public func recordTap(_ tap: TapRecord) throws {
-        let shouldPrune = writesSincePrune.add(1, ordering: .relaxed).newValue >= 256
-        if shouldPrune { writesSincePrune.store(0, ordering: .relaxed) }
+        let shouldPrune = pruneDue(after: 1)
         let retention = self.retention
         try write("record a tap") { db in
             try db.cachedStatement(
@@ -32,7 +30,7 @@ extension Outbox {
     }
 
     /// Deletes finished deliveries and taps beyond the retention limit now.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
+    /// - Throws: ``StateStoreError``.
     public func prune() throws {
         let retention = self.retention
         try write("prune history") { db in
@@ -49,7 +47,7 @@ extension Outbox {
     ///   - failedOnly: only failed deliveries and failed or dropped taps.
     ///   - limit: at most this many of each.
     /// - Returns: the report.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
+    /// - Throws: ``StateStoreError``.
     public func history(failedOnly: Bool = false, limit: Int = 20) throws -> HistoryReport {
         let limit = max(0, limit)
         return try read("read history") { db in
@@ -71,30 +69,6 @@ extension Outbox {
         }
     }
 
-    /// The deliveries of one event (one per webhook action), oldest first.
-    /// - Parameter eventID: the event id.
-    /// - Returns: the deliveries.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
-    public func deliveries(eventID: String) throws -> [DeliveryRecord] {
-        try read("read deliveries") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM deliveries WHERE event_id = ? ORDER BY id", arguments: [eventID])
-                .map(Self.delivery)
-        }
-    }
-
-    /// How many deliveries are in each state.
-    /// - Returns: counts by state name (`pending`, `delivered`, `failed`).
-    /// - Throws: ``ActionError`` (`stateDatabase`).
-    public func deliveryCounts() throws -> [String: Int] {
-        try read("count deliveries") { db in
-            var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state") {
-                counts[row["state"]] = row["n"]
-            }
-            return counts
-        }
-    }
-
     private static func tap(_ row: Row) -> TapRecord {
         let time: Int64 = row["time"]
         return TapRecord(
@@ -106,29 +80,6 @@ extension Outbox {
             outcome: TapRecord.Outcome(rawValue: row["outcome"]) ?? .failed,
             detail: row["detail"],
             eventID: row["event_id"]
-        )
-    }
-
-    private static func delivery(_ row: Row) -> DeliveryRecord {
-        let state: String = row["state"]
-        let created: Int64 = row["created_at"]
-        let next: Int64 = row["next_attempt_at"]
-        let finished: Int64? = row["finished_at"]
-        let kind: String = row["kind"] ?? "webhook"
-        return DeliveryRecord(
-            id: row["id"],
-            eventID: row["event_id"],
-            rule: row["rule"],
-            url: kind == "webhook" ? WebhookRequest.redacted(row["url"]) : row["url"],
-            method: row["method"],
-            state: state,
-            attempts: row["attempts"],
-            lastStatus: row["last_status"],
-            lastError: row["last_error"],
-            createdAt: Timestamp.rfc3339(milliseconds: created),
-            nextAttemptAt: state == "pending" ? Timestamp.rfc3339(milliseconds: next) : nil,
-            finishedAt: finished.map { Timestamp.rfc3339(milliseconds: $0) },
-            kind: kind
         )
     }
 }

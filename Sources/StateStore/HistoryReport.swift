@@ -6,13 +6,13 @@ public struct HistoryReport: Sendable, Hashable, Encodable {
     /// Recent taps.
     public var taps: [TapRecord]
     /// Recent webhook deliveries.
-    public var deliveries: [DeliveryRecord]
+    public var deliveries: [Delivery]
 
     /// Creates a report.
     /// - Parameters:
     ///   - taps: the taps.
     ///   - deliveries: the deliveries.
-    public init(taps: [TapRecord], deliveries: [DeliveryRecord]) {
+    public init(taps: [TapRecord], deliveries: [Delivery]) {
         self.taps = taps
         self.deliveries = deliveries
     }
@@ -40,11 +40,12 @@ public struct HistoryReport: Sendable, Hashable, Encodable {
         lines.append("Webhook deliveries:")
         if deliveries.isEmpty { lines.append("  (none)") }
         for delivery in deliveries {
-            var line = "  \(delivery.createdAt)  \(delivery.state.padding(toLength: 9, withPad: " ", startingAt: 0))"
-            line += "  \(delivery.method) \(delivery.url)  rule=\(delivery.rule)  attempts=\(delivery.attempts)"
+            let state = delivery.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+            var line = "  \(Timestamp.rfc3339(milliseconds: delivery.createdAt))  \(state)"
+            line += "  \(delivery.method) \(delivery.shownTarget)  rule=\(delivery.rule)  attempts=\(delivery.attempts)"
             line += "  status=\(delivery.lastStatus.map(String.init) ?? "-")"
-            if let next = delivery.nextAttemptAt { line += "  next=\(next)" }
-            if let error = delivery.lastError, delivery.state != "delivered" { line += "  error=\(Self.quoted(error))" }
+            if delivery.state == .pending { line += "  next=\(Timestamp.rfc3339(milliseconds: delivery.nextAttemptAt))" }
+            if let error = delivery.lastError, delivery.state != .delivered { line += "  error=\(Self.quoted(error))" }
             lines.append(line)
         }
         return lines.joined(separator: "\n") + "\n"

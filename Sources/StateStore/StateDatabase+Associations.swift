@@ -1,7 +1,7 @@
 public import Foundation
 import GRDB
 
-extension Outbox {
+extension StateDatabase {
     /// The `aasa-cache` migration: one row per domain whose association file was ever tried.
     static let associationCacheSchema = """
         CREATE TABLE aasa_cache (
@@ -17,7 +17,7 @@ extension Outbox {
 
     /// Every cached association file, sorted by domain.
     /// - Returns: the entries.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
+    /// - Throws: ``StateStoreError``.
     public func cachedAssociations() throws -> [CachedAssociation] {
         try read("read the association cache") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM aasa_cache ORDER BY domain").map(Self.association)
@@ -27,7 +27,7 @@ extension Outbox {
     /// One domain's cache entry, nil when it was never tried.
     /// - Parameter domain: the domain.
     /// - Returns: the entry.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
+    /// - Throws: ``StateStoreError``.
     public func cachedAssociation(for domain: String) throws -> CachedAssociation? {
         try read("read the association cache") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM aasa_cache WHERE domain = ?", arguments: [domain])
@@ -42,7 +42,7 @@ extension Outbox {
     ///   - lastModified: its `Last-Modified`.
     ///   - domain: the domain.
     ///   - date: when it was fetched.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
+    /// - Throws: ``StateStoreError``.
     public func storeAssociation(
         _ body: Data, etag: String?, lastModified: String?, for domain: String, at date: Date
     ) throws {
@@ -63,7 +63,7 @@ extension Outbox {
     /// - Parameters:
     ///   - domain: the domain.
     ///   - date: when it was confirmed.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
+    /// - Throws: ``StateStoreError``.
     public func confirmAssociation(for domain: String, at date: Date) throws {
         let time = Timestamp.milliseconds(date)
         try write("update the association file of \(domain)") { db in
@@ -78,7 +78,7 @@ extension Outbox {
     ///   - error: the one-line reason.
     ///   - domain: the domain.
     ///   - date: when it was tried.
-    /// - Throws: ``ActionError`` (`stateDatabase`).
+    /// - Throws: ``StateStoreError``.
     public func recordAssociationFailure(_ error: String, for domain: String, at date: Date) throws {
         let time = Timestamp.milliseconds(date)
         try write("record the failed fetch of \(domain)") { db in

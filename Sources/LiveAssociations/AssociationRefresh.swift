@@ -1,5 +1,5 @@
 public import Foundation
-public import TagActions
+public import StateStore
 public import TagRules
 
 /// One refresh of one domain's association file, shared by the router's ``AssociationRefresher`` and
@@ -27,7 +27,7 @@ public enum AssociationRefresh {
     /// - Returns: the outcome and the domain's new cache entry.
     public static func refresh(
         _ domain: String, previous: CachedAssociation?, ruleSet: RuleSet, fetcher: AssociationFetcher,
-        cache: Outbox?, now: Date = Date()
+        cache: StateDatabase?, now: Date = Date()
     ) async -> (outcome: Outcome, entry: CachedAssociation) {
         var entry =
             previous
@@ -48,7 +48,7 @@ public enum AssociationRefresh {
                 outcome = .notModified
             case .fetched(let body, let etag, let lastModified):
                 if let problem = ruleSet.problem(with: body, for: domain) {
-                    throw ActionError(.associationFetch, problem)
+                    throw AssociationFetchError(problem)
                 }
                 entry.body = body
                 entry.fetchedAt = now

@@ -1,15 +1,15 @@
 import Foundation
-import TagActions
+import StateStore
 import Testing
 
-@Suite("Outbox: the state database")
-struct OutboxTests {
+@Suite("The state database")
+struct StateDatabaseTests {
     @Test("the database is private (0600) in a 0700 directory, and reopening keeps the rows")
     func permissionsAndReopen() async throws {
         try await TestEnvironment.withTemporaryDirectory { temporary in
             let directory = temporary + "/state/tagrouter"
-            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
-            try outbox.insert(WebhookRequest(url: "http://h/", secret: "k", eventID: "e1", rule: "r"))
+            let outbox = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+            _ = try outbox.insert(.webhook("http://h/", eventID: "e1"))
             let file = try FileManager.default.attributesOfItem(atPath: directory + "/tagrouter.sqlite")
             let folder = try FileManager.default.attributesOfItem(atPath: directory)
             #expect((file[.posixPermissions] as? Int) == 0o600)
@@ -18,8 +18,8 @@ struct OutboxTests {
                 let attributes = try FileManager.default.attributesOfItem(atPath: outbox.path + suffix)
                 #expect((attributes[.posixPermissions] as? Int) == 0o600)
             }
-            let reopened = try Outbox(directory: directory, logger: TestEnvironment.logger)
-            #expect(try reopened.deliveries(eventID: "e1").map(\.state) == ["pending"])
+            let reopened = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+            #expect(try reopened.deliveries(eventID: "e1").map(\.state) == [.pending])
         }
     }
 
@@ -29,10 +29,9 @@ struct OutboxTests {
             let blocker = temporary + "/file"
             _ = FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
             #expect {
-                try Outbox(directory: blocker + "/state", logger: TestEnvironment.logger)
+                try StateDatabase(directory: blocker + "/state", logger: TestEnvironment.logger)
             } throws: { error in
-                let error = error as? ActionError
-                return error?.code == .stateDatabase && error?.description.contains(blocker + "/state") == true
+                (error as? StateStoreError)?.description.contains(blocker + "/state") == true
             }
         }
     }
@@ -40,7 +39,7 @@ struct OutboxTests {
     @Test("taps are recorded and listed newest first; --failed keeps failures only")
     func tapsAndHistory() async throws {
         try await TestEnvironment.withTemporaryDirectory { directory in
-            let outbox = try Outbox(directory: directory, logger: TestEnvironment.logger)
+            let outbox = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
             let base = Date(timeIntervalSince1970: 1_700_000_000)
             try outbox.recordTap(
                 TapRecord(time: base, reader: "R1", uid: "04A1", uri: "https://x/", rule: "door", outcome: .matched)
@@ -68,7 +67,7 @@ struct OutboxTests {
     @Test("retention keeps the newest taps")
     func retention() async throws {
         try await TestEnvironment.withTemporaryDirectory { directory in
-            let outbox = try Outbox(directory: directory, retention: 5, logger: TestEnvironment.logger)
+            let outbox = try StateDatabase(directory: directory, retention: 5, logger: TestEnvironment.logger)
             let base = Date(timeIntervalSince1970: 1_700_000_000)
             for index in 0..<300 {
                 try outbox.recordTap(TapRecord(time: base + Double(index), reader: "R\(index)", outcome: .matched))

@@ -1,0 +1,37 @@
+import GRDB
+
+extension StateDatabase {
+    /// Pending MQTT publications with a row id above `id`, oldest first.
+    /// - Parameters:
+    ///   - id: the highest id already handed to the broker.
+    ///   - limit: at most this many.
+    /// - Returns: the publications.
+    /// - Throws: ``StateStoreError``.
+    public func pendingPublications(after id: Int64, limit: Int) throws -> [Delivery] {
+        try read("read pending mqtt publications") { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT * FROM deliveries WHERE kind = 'mqtt' AND state = 'pending' AND id > ? ORDER BY id LIMIT ?"
+                ),
+                arguments: [id, limit]
+            ).map(Self.delivery)
+        }
+    }
+
+    /// Pending MQTT publications whose `retryFor` has passed at `now`.
+    /// - Parameter now: milliseconds since 1970.
+    /// - Returns: at most 1,000 publications, oldest first.
+    /// - Throws: ``StateStoreError``.
+    public func expiredPublications(now: Int64) throws -> [Delivery] {
+        try read("read expired mqtt publications") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM deliveries WHERE kind = 'mqtt' AND state = 'pending' AND deadline <= ?
+                    ORDER BY id LIMIT 1000
+                    """,
+                arguments: [now]
+            ).map(Self.delivery)
+        }
+    }
+}
