@@ -46,6 +46,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "TagActions", package: "TagRouter"),
+                .product(name: "StateStore", package: "TagRouter"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -76,6 +77,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "TagActions", package: "TagRouter"),
+                .product(name: "StateStore", package: "TagRouter"),
                 .product(name: "TagRules", package: "TagRouter"),
                 .product(name: "MQTTClient", package: "TagRouter"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Logging
+import StateStore
 import TagActions
 
 /// The webhook path under load: a state directory, an outbox worker and a local receiver, created once.
@@ -15,7 +16,7 @@ final class WebhookHarness: Sendable {
         logger.logLevel = .error
         receiver = try await Receiver.start()
         worker = OutboxWorker(
-            outbox: try Outbox(directory: directory, logger: logger),
+            database: try StateDatabase(directory: directory, logger: logger),
             configuration: .init(userAgent: "tagrouter/bench", maxInFlight: 64, connectionsPerHost: 16),
             logger: logger
         )

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MQTTClient
 import Synchronization
+import StateStore
 import TagActions
 import TagRules
 
@@ -27,7 +28,7 @@ final class MQTTHarness: Sendable {
         let settings = try RuleSet.load(files: [("bench.yaml", rules)], environment: [:]).get().mqtt!
         let directory = NSTemporaryDirectory() + "tagrouter-bench-" + UUID().uuidString
         let publisher = MQTTPublisher(
-            settings: settings, outbox: try Outbox(directory: directory, logger: logger),
+            settings: settings, database: try StateDatabase(directory: directory, logger: logger),
             configuration: .init(version: "bench"), logger: logger)
         // The benchmark process is the service's owner here; it runs until the process ends.
         Task { await publisher.run() }
@@ -76,7 +77,7 @@ final class MQTTHarness: Sendable {
         while counter.received.load(ordering: .relaxed) < target {
             try await Task.sleep(for: .microseconds(200))
         }
-        while try publisher.outbox.pendingCounts()["mqtt", default: 0] > 0 {
+        while try publisher.database.pendingCounts()[.mqtt, default: 0] > 0 {
             try await Task.sleep(for: .microseconds(500))
         }
     }

@@ -122,13 +122,16 @@ public final class OutboxWorker: Service, Sendable {
         var databaseFailedAt: ContinuousClock.Instant?
         await withTaskGroup(of: Event.self) { group in
             var isWaiting = false
+            var justRecorded = false
             while true {
                 let stopping = isStopping.load(ordering: .relaxed) || Task.isCancelled
+                justRecorded = false
                 let databaseResting = databaseFailedAt.map { ContinuousClock.now - $0 < .seconds(1) } ?? false
                 if !unrecorded.isEmpty && !databaseResting {
                     do {
                         try database.record(unrecorded)
                         inFlight.subtract(unrecorded.map(\.id))
+                        justRecorded = unrecorded.contains { $0.state == .pending }
                         unrecorded.removeAll()
                         databaseFailedAt = nil
                     } catch {
@@ -140,7 +143,7 @@ public final class OutboxWorker: Service, Sendable {
                         for delivery in try takeDue(room: configuration.maxInFlight - inFlight.count, inFlight) {
                             inFlight.insert(delivery.id)
                             running += 1
-                            group.addTask { .attempted(delivery, await sender.attempt(delivery)) }
+                            group.addImmediateTask { .attempted(delivery, await sender.attempt(delivery)) }
                         }
                         if unrecorded.isEmpty { databaseFailedAt = nil }
                     } catch {
@@ -151,10 +154,11 @@ public final class OutboxWorker: Service, Sendable {
                     group.cancelAll()
                     return
                 }
-                if databaseFailedAt != nil && isWaiting {
-                    // The waiting task may sleep longer than the second after which the database is tried again.
+                if isWaiting && (databaseFailedAt != nil || justRecorded) {
+                    // The waiting task's delay was computed before: an outcome may have made a retry due sooner, and
+                    // after a database error the next try is a second away.
                     wakeup.signal()
-                } else if !isWaiting {
+                } else if !isWaiting && !Task.isCancelled {
                     isWaiting = true
                     let delay: Duration? =
                         databaseFailedAt != nil ? .seconds(1) : stopping ? nil : nextWake(excluding: inFlight)

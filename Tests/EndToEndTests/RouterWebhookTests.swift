@@ -59,6 +59,31 @@ import VirtualTag
         try await server.stop()
     }
 
+    /// A receiver that accepts the connection and never answers its TLS handshake holds its delivery's attempt,
+    /// not the router: SIGTERM still ends it cleanly within its shutdown budget, the delivery kept for later.
+    @Test func sigtermEndsTheRouterWhileAnAttemptWaitsOnASilentTLSReceiver() async throws {
+        let silent = try SilentListener()
+        let rules = """
+            version: 1
+            rules:
+              - name: silent
+                match: { domains: [example.com] }
+                webhook: { url: "https://localhost:\(silent.port)/hook", timeout: 10m }
+
+            """
+        try await RouterHarness.with(rules: rules) { harness in
+            let tag = try harness.present(uri: "https://example.com/door")
+            try await harness.router.waitForLog("rule.name=silent")
+            await tag.remove()
+            let (status, _) = try await harness.router.terminate(timeout: .seconds(10))
+            #expect(status == 0, "\(harness.router.log)")
+            let history = try await TagRouterBinary.run(
+                ["history", "--state-dir", harness.directory + "/state", "--json"],
+                environment: harness.pcscd.environment)
+            #expect(history.standardOutput.contains(#""state" : "pending""#), "\(history.standardOutput)")
+        }
+    }
+
     @Test func metricsCountTheTaps() async throws {
         let port = try await HTTPTestServer.freePort()
         try await RouterHarness.with(

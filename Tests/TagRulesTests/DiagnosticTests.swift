@@ -224,7 +224,24 @@ let catalogue: [DiagnosticCase] = [
     DiagnosticCase(
         name: "header with a line break",
         yaml: rule("    match: {any: true}\n    webhook: {url: 'https://e.com', headers: {X-A: \"a\\nb\"}}\n"),
-        expected: ["f.yaml:5:52: error: header 'X-A' contains a line break"]),
+        expected: ["f.yaml:5:52: error: header 'X-A' contains a control character (only tab is allowed)"]),
+    DiagnosticCase(
+        name: "header with an escape character",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://e.com', headers: {X-A: \"a\\eb\"}}\n"),
+        expected: ["f.yaml:5:52: error: header 'X-A' contains a control character (only tab is allowed)"]),
+    DiagnosticCase(
+        name: "webhook tls key without certificate, and a proxy that is not http",
+        yaml: rule(
+            "    match: {any: true}\n    webhook: {url: 'https://e.com', tls: {key: /etc/hostname}, proxy: 'socks5://p:1'}\n"
+        ),
+        expected: [
+            "f.yaml:5:51: error: 'tls' has a 'key' but no 'certificate' (mutual TLS needs both)",
+            "f.yaml:5:73: error: 'proxy' 'socks5://p:1' is not none or http://host:port",
+        ]),
+    DiagnosticCase(
+        name: "webhook tls file that cannot be read",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://e.com', tls: {ca: /nonexistent/ca.pem}}\n"),
+        expected: ["f.yaml:5:50: error: 'ca' '/nonexistent/ca.pem' cannot be read"]),
 ]
 
 @Test(arguments: catalogue)
