@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import Logging
 
 /// The intake log of the releases of 26 November 2026 (`<state dir>/intake.log`): deliveries were written there
 /// first, with one `write(2)`, and inserted into the `deliveries` table afterwards. SQLite is now the one store of

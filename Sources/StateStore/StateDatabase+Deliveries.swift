@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import TagRules
 
 extension StateDatabase {
     /// Inserts a delivery, pending and due at once: from here on it survives a crash or a restart.

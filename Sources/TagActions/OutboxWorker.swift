@@ -160,8 +160,11 @@ public final class OutboxWorker: Service, Sendable {
                     wakeup.signal()
                 } else if !isWaiting && !Task.isCancelled {
                     isWaiting = true
+                    // With every place taken, an attempt's end wakes the loop: a due delivery must not.
+                    let isFull = inFlight.count >= configuration.maxInFlight
                     let delay: Duration? =
-                        databaseFailedAt != nil ? .seconds(1) : stopping ? nil : nextWake(excluding: inFlight)
+                        databaseFailedAt != nil
+                        ? .seconds(1) : stopping || isFull ? nil : nextWake(excluding: inFlight)
                     group.addTask { [wakeup] in
                         await wakeup.wait(for: delay)
                         return .woken

@@ -1,3 +1,4 @@
+import StateStore
 public import TagRules
 
 extension WebhookRequest {

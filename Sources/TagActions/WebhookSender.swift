@@ -23,6 +23,8 @@ final class WebhookSender: Sendable {
     ]
     /// How much of an answer's body is read before the rest is given up.
     static let maxBodyRead = 64 * 1024
+    /// The longest a connection may take to be made, TLS handshake included.
+    static let connectTimeout: TimeAmount = .seconds(2)
     /// How much of an answer's body is quoted in error messages.
     static let snippetLength = 200
 
@@ -60,6 +62,11 @@ final class WebhookSender: Sendable {
             var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
             configuration.connectionPool = .init(
                 idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
+            // One connection attempt per request attempt: the outbox's retry policy decides when to try again.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            // Connecting and the TLS handshake take at most this long, whatever an attempt's own deadline: closing
+            // the client waits for connections being made, and the router must stop within its shutdown budget.
+            configuration.timeout.connect = Self.connectTimeout
             configuration.httpVersion = .http1Only
             configuration.decompression = .disabled
             configuration.proxy = proxy?.configuration
@@ -231,6 +238,9 @@ final class WebhookSender: Sendable {
 
     /// A short description of a client error.
     static func describe(_ error: any Error) -> String {
+        if let error = error as? NIOSSLError {
+            return "TLS handshake failed: \(error)"
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .tlsHandshakeTimeout, .httpProxyHandshakeTimeout:

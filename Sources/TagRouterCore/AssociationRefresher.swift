@@ -2,7 +2,6 @@ import Foundation
 public import Logging
 public import ServiceLifecycle
 import Synchronization
-public import TagActions
 public import LiveAssociations
 public import StateStore
 import TagRules

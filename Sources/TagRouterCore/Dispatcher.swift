@@ -2,7 +2,7 @@ public import Foundation
 public import Logging
 import NDEF
 public import TagActions
-public import StateStore
+import StateStore
 import TagRules
 
 /// Renders the actions of every matched rule for a tap and has them carried out: the actions of one rule in the

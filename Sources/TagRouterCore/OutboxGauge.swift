@@ -1,7 +1,6 @@
 import CoreMetrics
 public import Logging
 public import ServiceLifecycle
-public import TagActions
 public import StateStore
 
 /// Keeps the `tagrouter_outbox_depth{kind=…}` gauges up to date by counting pending deliveries now and then.

@@ -1,4 +1,3 @@
-public import TagActions
 public import StateStore
 
 /// Where taps are recorded for `tagrouter history`: the state database's ``Outbox``, an array in tests.

@@ -63,12 +63,9 @@ public final class TinyProxy: Sendable {
     /// The log so far.
     public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
-    /// Stops the proxy and removes its directory.
+    /// Stops the proxy (SIGKILL: tinyproxy waits for its open tunnels on SIGTERM) and removes its directory.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        kill(process.processIdentifier, SIGKILL)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import StateStore
 import TagActions
 import TagRules
 import Testing

@@ -34,7 +34,7 @@ struct MQTTPublisherTests {
     ) async throws {
         let outbox = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
         let publisher = MQTTPublisher(
-            settings: settings, outbox: outbox,
+            settings: settings, database: outbox,
             configuration: .init(
                 version: "test", minimumReconnectDelay: .milliseconds(100), maximumReconnectDelay: .milliseconds(500)),
             logger: TestEnvironment.logger)
@@ -77,21 +77,21 @@ struct MQTTPublisherTests {
                 }
                 #expect(id > 0)
                 try await Self.waitUntil {
-                    try publisher.outbox.deliveries(eventID: eventID).first?.state == .delivered
+                    try publisher.database.deliveries(eventID: eventID).first?.state == .delivered
                 }
-                let record = try #require(try publisher.outbox.deliveries(eventID: eventID).first)
-                #expect(record.kind == "mqtt")
-                #expect(record.method == "MQTT")
-                #expect(record.url == "doors/front")
+                let record = try #require(try publisher.database.deliveries(eventID: eventID).first)
+                #expect(record.kind == .mqtt)
+                #expect(record.method == .mqtt)
+                #expect(record.target == "doors/front")
                 #expect(record.attempts == 1)
                 let fireAndForget = try publisher.enqueue(
                     MQTTPublication(topic: "doors/back", payload: Array("two".utf8), qos: 0, eventID: "e0", rule: "r"))
                 #expect(fireAndForget == .published)
-                #expect(try publisher.outbox.deliveries(eventID: "e0").isEmpty)
+                #expect(try publisher.database.deliveries(eventID: "e0").isEmpty)
                 let messages = try await subscriber.waitFor(2)
                 #expect(messages.map(\.topic) == ["doors/front", "doors/back"])
                 #expect(messages.map(\.qos) == [1, 0])
-                #expect(try publisher.outbox.pendingCounts() == ["webhook": 0, "mqtt": 0])
+                #expect(try publisher.database.pendingCounts() == [.webhook: 0, .mqtt: 0])
             }
         }
     }
@@ -132,11 +132,11 @@ struct MQTTPublisherTests {
                     MQTTPublication(
                         topic: "doors/x", payload: Array("late".utf8), retryFor: .seconds(1), eventID: eventID,
                         rule: "r"))
-                #expect(try publisher.outbox.pendingCounts()["mqtt"] == 1)
-                try await Self.waitUntil { try publisher.outbox.deliveries(eventID: eventID).first?.state == .failed }
-                let failed = try publisher.outbox.history(failedOnly: true).deliveries
+                #expect(try publisher.database.pendingCounts()[.mqtt] == 1)
+                try await Self.waitUntil { try publisher.database.deliveries(eventID: eventID).first?.state == .failed }
+                let failed = try publisher.database.history(failedOnly: true).deliveries
                 #expect(failed.map(\.eventID) == [eventID])
-                #expect(failed.first?.kind == "mqtt")
+                #expect(failed.first?.kind == .mqtt)
                 #expect(failed.first?.lastError == "not acknowledged by the broker within retryFor")
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import MQTTClient
 import MQTTTestSupport
 import ServiceLifecycle
+import StateStore
 import TagActions
 import TestSupport
 import Testing
@@ -35,7 +36,7 @@ import Testing
                                 topic: "bench/throughput", payload: payload, eventID: EventID.make(), rule: "r"))
                     }
                     try await MQTTPublisherTests.waitUntil(timeout: .seconds(60)) {
-                        try publisher.outbox.pendingCounts()["mqtt"] == 0
+                        try publisher.database.pendingCounts()[.mqtt] == 0
                     }
                     rounds.append(clock.now - start)
                     try await subscriber.waitFor(1000 * (round + 1), timeout: .seconds(30))

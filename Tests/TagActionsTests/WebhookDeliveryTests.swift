@@ -196,7 +196,7 @@ struct WebhookDeliveryTests {
             try worker.enqueue(
                 WebhookRequest(
                     url: "http://127.0.0.1:\(server.port)/h",
-                    retryFor: .seconds(2),
+                    retryFor: .seconds(6),
                     eventID: eventID,
                     rule: "r"
                 )

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import Logging
+import NIOSSL
 import ServiceLifecycle
 import StateStore
 import TagRules
@@ -161,7 +162,8 @@ struct WebhookHTTPTests {
             let untrusted = Self.request(url, retryFor: .zero)
             let refused = try await WorkerHarness.deliver(untrusted, with: worker)
             #expect(refused?.state == .failed)
-            #expect(refused?.lastError?.contains("certificate") == true, "\(refused?.lastError ?? "")")
+            #expect(refused?.lastError?.contains("TLS handshake failed") == true, "\(refused?.lastError ?? "")")
+            #expect(refused?.lastError?.contains("CERTIFICATE_VERIFY_FAILED") == true)
         }
         #expect(server.requests.count == 1)
         #expect(server.requests.first?.header("Host") == "localhost:\(server.port)")

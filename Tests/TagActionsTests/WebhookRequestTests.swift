@@ -1,4 +1,5 @@
 import Foundation
+import StateStore
 import TagActions
 import Testing
 import WebhookRetry

@@ -235,13 +235,13 @@ let catalogue: [DiagnosticCase] = [
             "    match: {any: true}\n    webhook: {url: 'https://e.com', tls: {key: /etc/hostname}, proxy: 'socks5://p:1'}\n"
         ),
         expected: [
-            "f.yaml:5:51: error: 'tls' has a 'key' but no 'certificate' (mutual TLS needs both)",
-            "f.yaml:5:73: error: 'proxy' 'socks5://p:1' is not none or http://host:port",
+            "f.yaml:5:48: error: 'tls' has a 'key' but no 'certificate' (mutual TLS needs both)",
+            "f.yaml:5:71: error: 'proxy' 'socks5://p:1' is not none or http://host:port",
         ]),
     DiagnosticCase(
         name: "webhook tls file that cannot be read",
         yaml: rule("    match: {any: true}\n    webhook: {url: 'https://e.com', tls: {ca: /nonexistent/ca.pem}}\n"),
-        expected: ["f.yaml:5:50: error: 'ca' '/nonexistent/ca.pem' cannot be read"]),
+        expected: ["f.yaml:5:47: error: 'ca' '/nonexistent/ca.pem' cannot be read"]),
 ]
 
 @Test(arguments: catalogue)

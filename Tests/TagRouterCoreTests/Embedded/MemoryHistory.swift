@@ -1,4 +1,5 @@
 import Synchronization
+import StateStore
 import TagActions
 
 @testable import TagRouterCore
