@@ -80,12 +80,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Work done every so often by a service, stopped at graceful shutdown: ServiceLifecycle only, so that
+        // TagActions may use it too.
+        .target(
+            name: "PeriodicWork",
+            dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: swiftSettings
+        ),
         // Writes the git commit of the build into TagRouterCore, for `tagrouter --version`.
         .plugin(name: "BuildCommit", capability: .buildTool()),
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "VirtualTag",
+                "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagActions",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -98,6 +105,17 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["BuildCommit"]
         ),
+        // What each `tagrouter` command does, `doctor`'s checks and the typed option values; the command line only
+        // parses into them.
+        .target(
+            name: "RouterCommands",
+            dependencies: [
+                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "TagRouterCore", "VirtualTag",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "VirtualTag",
             dependencies: ["NDEF", "NFCTag", .product(name: "Logging", package: "swift-log")],
@@ -106,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "TagRouterCore",
+                "RouterCommands", "TagRouterCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings,
@@ -133,7 +151,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tagrouterTests",
-            dependencies: ["tagrouter", "TagRouterCore", "NDEF", "TestSupport"],
+            dependencies: ["tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -157,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "TagRouterCoreTests",
             dependencies: [
-                "TagRouterCore", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC",
+                "TagRouterCore", "RouterCommands", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "PeriodicWork",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

@@ -3,6 +3,7 @@ import HTTPTestSupport
 import TagActions
 import Testing
 
+@testable import RouterCommands
 @testable import TagRouterCore
 
 private let domain = AssociationFixture.domain

@@ -1,5 +1,6 @@
 import Foundation
 import TagActions
+import TagRouterCore
 import TagRules
 
 /// `tagrouter check` and `tagrouter match` (docs/cli.md): rules validated, and one tag tried against them.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TagActions
+import TagRouterCore
 import TagRules
 
 /// `tagrouter aasa refresh` and `tagrouter aasa show` (docs/cli.md), and what `check`, `match` and `doctor` say
