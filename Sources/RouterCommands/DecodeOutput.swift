@@ -31,7 +31,7 @@ public enum DecodeOutput {
             do {
                 input = .bytes(try MessageFile.bytes(at: file, limit: nil))
             } catch {
-                return .failure(error.description)
+                return .failure("\(error)")
             }
         } else if let hex {
             input = .hex(hex)

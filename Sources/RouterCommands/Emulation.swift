@@ -27,6 +27,12 @@ public enum Emulation {
     /// vpcd's default address: its first reader, Virtual PCD 00 00.
     public static var defaultVPCD: HostAndPort { HostAndPort(host: "127.0.0.1", port: 35963) }
 
+    /// The kind's `--tag` name.
+    /// - Parameter kind: the kind.
+    public static func name(of kind: Kind) -> String {
+        kind.rawValue
+    }
+
     /// Whether `--tag` names a factory-fresh card, which holds no message (`classic1k-blank` and the like).
     /// - Parameter kind: `--tag`.
     public static func isFactoryFresh(kind: Kind) -> Bool {
@@ -112,4 +118,4 @@ public enum Emulation {
     }
 }
 
-extension VirtualTagKind: @retroactive ExpressibleByArgument {}
+extension VirtualTagKind: ExpressibleByArgument {}

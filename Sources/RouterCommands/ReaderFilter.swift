@@ -51,10 +51,10 @@ public struct ReaderFilter: Sendable {
     ///   - body: what to do with the card, given its reader, its ATR and a context.
     /// - Returns: what `body` returns.
     /// - Throws: what `presentCard(context:)` or `body` throw; `CancellationError` when the wait is cancelled.
-    func withCard<Result: Sendable>(
+    func withCard<T: Sendable>(
         wait: Bool,
-        _ body: (_ reader: String, _ atr: [UInt8], _ context: PCSCContext) async throws -> Result
-    ) async throws -> Result {
+        _ body: (_ reader: String, _ atr: [UInt8], _ context: PCSCContext) async throws -> T
+    ) async throws -> T {
         let logger = ReaderCommands.logger
         guard wait else {
             return try await PCSCContext.withContext(logger: logger) { context in

@@ -29,7 +29,7 @@ public struct RunOptions: Sendable {
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-extension LogLine.Format: @retroactive ExpressibleByArgument {}
+extension LogLine.Format: ExpressibleByArgument {}
 
 extension RouterLauncher {
     /// `tagrouter run`: sets up logging, resolves the defaults and runs the router until SIGTERM or SIGINT.
@@ -47,7 +47,7 @@ extension RouterLauncher {
             stateDirectory: HostDefaults.stateDirectory(options.stateDirectory),
             acceptsReader: { readers.accepts($0) },
             isDryRun: options.isDryRun,
-            metricsAddress: options.metrics.map { ($0.host, Int($0.port)) },
+            metricsAddress: options.metrics.map { (host: $0.host, port: Int($0.port)) },
             concurrency: options.concurrency.value)
         settings.associationRefreshInterval = options.associationRefresh.duration
         let outcome = try await run(

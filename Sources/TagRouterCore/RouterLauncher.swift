@@ -4,7 +4,7 @@ import PCSC
 import Prometheus
 import ServiceLifecycle
 import TagActions
-import TagRules
+public import TagRules
 import UnixSignals
 
 /// The composition root of `tagrouter run`: loads the rules, opens the state database, wires the services
@@ -141,7 +141,7 @@ public enum RouterLauncher {
 
 extension Action {
     /// Whether this is an `open` action (which needs a URL opener).
-    var isOpen: Bool {
+    public var isOpen: Bool {
         if case .open = self { return true }
         return false
     }

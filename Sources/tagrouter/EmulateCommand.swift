@@ -54,7 +54,8 @@ struct EmulateCommand: AsyncParsableCommand {
     func validate() throws {
         if Emulation.isFactoryFresh(kind: tag), content == nil {
             throw ValidationError(
-                "--tag \(tag) is a factory-fresh card holding no message: give no --uri, --ndef or --file")
+                "--tag \(Emulation.name(of: tag)) is a factory-fresh card holding no message: give no --uri, --ndef or --file"
+            )
         }
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         do {

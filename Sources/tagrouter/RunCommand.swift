@@ -1,5 +1,6 @@
 import ArgumentParser
 import RouterCommands
+import TagRouterCore
 
 /// `tagrouter run`: the router daemon.
 struct RunCommand: AsyncParsableCommand {

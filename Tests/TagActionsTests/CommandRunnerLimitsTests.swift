@@ -132,17 +132,21 @@ struct CommandRunnerLimitsTests {
                     CommandAction(
                         argv: ["/bin/sh", "-c", #"echo started > "$0"; read line < "$1""#, started, release]))
             }
-            #expect(await Self.onThread { Self.readLine(from: started) } == "started")
+            let said = await Self.onThread { Self.readLine(from: started) }
+            #expect(said == "started")
             let queued = Task { try await runner.run(CommandAction(argv: ["/bin/true"])) }
             queued.cancel()
             await #expect(throws: CancellationError.self) { try await queued.value }
             // "At once": it left while the running action still runs, which it does until released below.
-            #expect(!firstEnded.load(ordering: .sequentiallyConsistent))
+            let ended = firstEnded.load(ordering: .sequentiallyConsistent)
+            #expect(!ended)
             // Its queue place is free again: another action can wait and then run.
             async let next = runner.run(CommandAction(argv: ["/bin/true"]))
             await Self.onThread { Self.write("go\n", to: release) }
-            #expect(try await next.isSuccess)
-            #expect(try await first.value.isSuccess)
+            let nextResult = try await next
+            let firstResult = try await first.value
+            #expect(nextResult.isSuccess)
+            #expect(firstResult.isSuccess)
             #expect(runner.droppedCount == 0)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Logging
 import PeriodicWork
 import ServiceLifecycleTestKit
