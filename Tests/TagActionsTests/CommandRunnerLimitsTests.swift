@@ -134,12 +134,24 @@ struct CommandRunnerLimitsTests {
             }
             let said = await Self.onThread { Self.readLine(from: started) }
             #expect(said == "started")
-            let queued = Task { try await runner.run(CommandAction(argv: ["/bin/true"])) }
+            // Two more actions: the queue has one place, so exactly one of them waits in it and the other is
+            // dropped at once. The first to end is the dropped one; the one left is known to be queued.
+            let (ended, end) = AsyncStream.makeStream(of: Int.self)
+            let actions = (0..<2).map { index in
+                Task {
+                    defer { end.yield(index) }
+                    return try await runner.run(CommandAction(argv: ["/bin/true"]))
+                }
+            }
+            var endings = ended.makeAsyncIterator()
+            let droppedIndex = try #require(await endings.next())
+            await #expect(throws: ActionError.self) { try await actions[droppedIndex].value }
+            let queued = actions[1 - droppedIndex]
             queued.cancel()
             await #expect(throws: CancellationError.self) { try await queued.value }
             // "At once": it left while the running action still runs, which it does until released below.
-            let ended = firstEnded.load(ordering: .sequentiallyConsistent)
-            #expect(!ended)
+            let firstHasEnded = firstEnded.load(ordering: .sequentiallyConsistent)
+            #expect(!firstHasEnded)
             // Its queue place is free again: another action can wait and then run.
             async let next = runner.run(CommandAction(argv: ["/bin/true"]))
             await Self.onThread { Self.write("go\n", to: release) }
@@ -147,7 +159,7 @@ struct CommandRunnerLimitsTests {
             let firstResult = try await first.value
             #expect(nextResult.isSuccess)
             #expect(firstResult.isSuccess)
-            #expect(runner.droppedCount == 0)
+            #expect(runner.droppedCount == 1)
         }
     }
 
