@@ -100,12 +100,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Work done every so often by a service, stopped at graceful shutdown: ServiceLifecycle only, so that
+        // TagActions may use it too.
+        .target(
+            name: "PeriodicWork",
+            dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: swiftSettings
+        ),
         // Writes the git commit of the build into TagRouterCore, for `tagrouter --version`.
         .plugin(name: "BuildCommit", capability: .buildTool()),
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "VirtualTag", "StateStore", "LiveAssociations",
+                "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagActions", "StateStore", "LiveAssociations",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -118,6 +125,18 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["BuildCommit"]
         ),
+        // What each `tagrouter` command does, `doctor`'s checks and the typed option values; the command line only
+        // parses into them.
+        .target(
+            name: "RouterCommands",
+            dependencies: [
+                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "TagRouterCore", "VirtualTag", "StateStore",
+                "LiveAssociations",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "VirtualTag",
             dependencies: ["NDEF", "NFCTag", .product(name: "Logging", package: "swift-log")],
@@ -126,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "tagrouter",
             dependencies: [
-                "TagRouterCore",
+                "RouterCommands", "TagRouterCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings,
@@ -153,7 +172,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tagrouterTests",
-            dependencies: ["tagrouter", "TagRouterCore", "NDEF", "TestSupport"],
+            dependencies: ["tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -177,7 +196,8 @@ let package = Package(
         .testTarget(
             name: "TagRouterCoreTests",
             dependencies: [
-                "TagRouterCore", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "StateStore", "LiveAssociations",
+                "TagRouterCore", "RouterCommands", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "PeriodicWork",
+                "StateStore", "LiveAssociations",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

@@ -15,8 +15,7 @@ two readers, presented by `tagrouter emulate`, and --settle seconds more) it rea
   - per mapped file, the resident KiB (all mappings of that file together), largest first (--top of them);
   - with --sections, the binary's resident KiB per ELF section (from /proc/PID/pagemap);
 then the CPU it used (utime+stime from /proc/PID/stat) over --idle seconds with both readers attached and no
-tag, and Rss again. With --release-idle-pages the router runs with that option and gives its start-up pages back
-10 s after it starts (WorkingSetTrimmer): measure after that (the default --settle). With --python it measures Benchmarks/baseline-tap.py (the plain script,
+tag, and Rss again. With --python it measures Benchmarks/baseline-tap.py (the plain script,
 pyscard + urllib) the same way instead.
 It prints figures and asserts nothing.
 """
@@ -113,7 +112,6 @@ def main():
     parser.add_argument("--taps", type=int, default=0,
                         help="tags presented (alternately a webhook and a run tag, on both readers) before measuring")
     parser.add_argument("--python", action="store_true", help="measure Benchmarks/baseline-tap.py instead")
-    parser.add_argument("--release-idle-pages", action="store_true", help="run the router with --release-idle-pages")
     parser.add_argument("--sections", action="store_true", help="also the binary's resident KiB per ELF section")
     parser.add_argument("--dump-pages", metavar="FILE", help="write the binary's resident addresses (hex) to FILE")
     args = parser.parse_args()
@@ -142,8 +140,7 @@ def main():
             ready = process.stdout.readline().strip() == "ready"
         else:
             subject = f"tagrouter run ({args.binary})"
-            process = subprocess.Popen([binary, "run", "--rules", f"{work}/rules", "--state-dir", f"{work}/state"]
-                                       + (["--release-idle-pages"] if args.release_idle_pages else []),
+            process = subprocess.Popen([binary, "run", "--rules", f"{work}/rules", "--state-dir", f"{work}/state"],
                                        env=env, stdout=log, stderr=log)
             ready = wait_for(lambda: "watching" in open(f"{work}/subject.log").read(), 10)
         if not ready:

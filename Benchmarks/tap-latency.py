@@ -9,8 +9,8 @@ Starts a private pcscd (private mount namespace: root needed) with vpcd on free 
 in turn, each for --taps taps of an NTAG213 holding a 40-byte URI, presented by `tagrouter emulate
 --timeline`. Only one of the two runs at a time, on the same pcscd, reader, tags and receiver. With
 --against, a second build of tagrouter takes its turn too (column "other"), to compare two builds in one run;
---other-args adds options to that subject's `run` (the same build with `--against` and `--other-args
---no-hold-cpus-awake` compares one option's effect).
+--other-args adds options to that subject's `run` (the same build with `--against` and `--other-args` compares
+one option's effect, such as `--other-args=--concurrency=1`).
 
 Every time comes from CLOCK_MONOTONIC, which all processes share: the virtual tag records when it was
 powered and sent its ATR, when each command arrived and was answered; the receiver records when each

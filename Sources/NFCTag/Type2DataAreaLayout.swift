@@ -1,9 +1,9 @@
 /// Where the NDEF TLV of a Type 2 data area is, or goes, and which bytes before and around it must be left
 /// alone: what the writer needs to know before it writes (docs/tags.md, "How a tag is written").
 ///
-/// The walk is the reader's (NULL, Lock Control, Memory Control, proprietary TLVs, the terminator, one- and
-/// three-byte lengths, reserved bytes skipped), but it stops at the NDEF TLV's length byte: the old message's
-/// length is not checked, so a tag whose message is broken can still be written over. Indices are data-area
+/// The walk is the reader's, `Type2TLVWalker` (NULL, Lock Control, Memory Control, proprietary TLVs, the
+/// terminator, one- and three-byte lengths, reserved bytes skipped), but it stops at the NDEF TLV's length byte:
+/// the old message's length is not checked, so a tag whose message is broken can still be written over. Indices are data-area
 /// indices (index 0 is tag byte 16); error offsets are tag byte addresses.
 public struct Type2DataAreaLayout: Sendable, Hashable {
     /// What is at the place the NDEF TLV goes.
@@ -85,81 +85,25 @@ public struct Type2DataAreaLayout: Sendable, Hashable {
     ///   of the data area or whose length runs past it; `insufficientCapacity` when the data area holds no place
     ///   for an NDEF TLV at all.
     public static func walk(_ known: [UInt8], dataAreaSize: Int) throws(NFCTagError) -> Walk {
-        var reserved = Type2ReservedAreas()
-        var lockAreas: [LockArea] = []
-        var position = 0
-        var nullRun: Int?
-        while true {
-            let index = reserved.firstUsable(from: position)
-            guard index < dataAreaSize else {
-                guard let start = nullRun else {
-                    throw NFCTagError(
-                        .insufficientCapacity, offset: 16 + dataAreaSize,
-                        "Type 2 data area: its TLVs fill all \(dataAreaSize) bytes, leaving no place for an NDEF message"
-                    )
-                }
-                return .layout(Self(dataAreaSize, start, .null, reserved, lockAreas))
-            }
-            guard index < known.count else { return .need(index + 1) }
-            let tag = known[index]
-            switch tag {
-            case 0x00:
-                if nullRun == nil { nullRun = index }
-                position = index + 1
-                continue
-            case 0xFE:
-                return .layout(Self(dataAreaSize, index, .terminator, reserved, lockAreas))
-            case 0x03:
-                let lengthIndex = reserved.firstUsable(from: index + 1)
-                guard lengthIndex < dataAreaSize else { throw truncated(tag, at: index, size: dataAreaSize) }
-                guard lengthIndex < known.count else { return .need(lengthIndex + 1) }
-                let slot = Slot.ndef(lengthIndex: lengthIndex, firstLengthByte: known[lengthIndex])
-                return .layout(Self(dataAreaSize, index, slot, reserved, lockAreas))
-            default:
-                nullRun = nil
-            }
-
-            var cursor = index + 1
-            var length = 0
-            for lengthByte in 0..<3 {
-                cursor = reserved.firstUsable(from: cursor)
-                guard cursor < dataAreaSize else { throw truncated(tag, at: index, size: dataAreaSize) }
-                guard cursor < known.count else { return .need(cursor + 1) }
-                let byte = Int(known[cursor])
-                cursor += 1
-                if lengthByte == 0 {
-                    guard byte == 0xFF else {
-                        length = byte
-                        break
-                    }
-                } else {
-                    length = length << 8 | byte
-                }
-            }
-            let end = reserved.end(from: cursor, count: length)
-            guard end <= dataAreaSize else {
+        var walker = Type2TLVWalker(dataAreaSize: dataAreaSize)
+        let stop = try walker.walk(known, available: known.count, stopsAtNDEFLength: true)
+        let place: (start: Int, slot: Slot)
+        switch stop {
+        case .need(let count):
+            return .need(count)
+        case .ndefLength(let tlvStart, let lengthIndex):
+            place = (tlvStart, .ndef(lengthIndex: lengthIndex, firstLengthByte: known[lengthIndex]))
+        case .terminator(let index):
+            place = (index, .terminator)
+        case .end, .ndef:
+            guard let start = walker.nullRunStart else {
                 throw NFCTagError(
-                    .malformedTLV, offset: index + 16,
-                    "Type 2 TLV at byte \(index + 16): \(Type2TLVWalker.name(of: tag)) length \(length) runs past the data area (\(dataAreaSize) bytes)"
-                )
+                    .insufficientCapacity, offset: 16 + dataAreaSize,
+                    "Type 2 data area: its TLVs fill all \(dataAreaSize) bytes, leaving no place for an NDEF message")
             }
-            if tag == 0x01 || tag == 0x02 {
-                guard length == 3 else {
-                    throw NFCTagError(
-                        .malformedTLV, offset: index + 16,
-                        "Type 2 TLV at byte \(index + 16): \(Type2TLVWalker.name(of: tag)) length is \(length), 3 expected"
-                    )
-                }
-                guard end <= known.count else { return .need(end) }
-                let value = reserved.usableBytes(of: known, from: cursor, to: end)
-                reserved.add(pa: value[0], bs: value[1], ps: value[2], isLock: tag == 0x01, dataAreaSize: dataAreaSize)
-                if tag == 0x01 {
-                    let address = (Int(value[0] >> 4) << Int(value[2] & 0x0F)) + Int(value[0] & 0x0F)
-                    lockAreas.append(LockArea(address: address, bits: value[1] == 0 ? 256 : Int(value[1])))
-                }
-            }
-            position = end
+            place = (start, .null)
         }
+        return .layout(Self(dataAreaSize, place.start, place.slot, walker.reserved, walker.lockAreas))
     }
 
     private init(
@@ -170,13 +114,5 @@ public struct Type2DataAreaLayout: Sendable, Hashable {
         self.slot = slot
         self.reserved = reserved
         self.lockAreas = lockAreas
-    }
-
-    /// The error for a TLV cut off by the end of the data area.
-    private static func truncated(_ tag: UInt8, at index: Int, size: Int) -> NFCTagError {
-        NFCTagError(
-            .malformedTLV, offset: index + 16,
-            "Type 2 TLV at byte \(index + 16): \(Type2TLVWalker.name(of: tag)) length is cut off by the end of the data area (\(size) bytes)"
-        )
     }
 }

@@ -86,24 +86,67 @@ struct Type2TLVWalker {
     /// - Returns: what the walk needs or found.
     /// - Throws: `NFCTagError.malformedTLV` for a truncated TLV or a length past the data area.
     mutating func step(_ bytes: [UInt8], available: Int) throws(NFCTagError) -> Step {
+        switch try walk(bytes, available: available, stopsAtNDEFLength: false) {
+        case .need(let count): return .need(count)
+        case .ndef(let start, let end, let length): return .ndef(start: start, end: end, length: length)
+        case .ndefLength: preconditionFailure("the walk stops at the NDEF TLV's length only when asked to")
+        case .terminator, .end: return .noNDEF
+        }
+    }
+
+    /// Where a walk stopped: the writer's view (``Type2DataAreaLayout``), which also tells a terminator from the
+    /// end of the data area and stops at the NDEF TLV's first length byte without checking the old length.
+    enum Stop: Equatable {
+        /// Data-area bytes `0..<count` must be available to go on.
+        case need(Int)
+        /// The NDEF TLV's value, its length checked (``step(_:available:)``).
+        case ndef(start: Int, end: Int, length: Int)
+        /// The NDEF TLV whose tag byte is at `tlvStart` and whose first length byte is at `lengthIndex`.
+        case ndefLength(tlvStart: Int, lengthIndex: Int)
+        /// A terminator TLV at `index`.
+        case terminator(at: Int)
+        /// The end of the data area, with no NDEF TLV and no terminator.
+        case end
+    }
+
+    /// The start of the NULL TLVs that run up to where the walk is, if the last TLVs walked were NULL TLVs.
+    private(set) var nullRunStart: Int?
+    /// The lock bits the Lock Control TLVs walked so far announce.
+    private(set) var lockAreas: [Type2DataAreaLayout.LockArea] = []
+
+    /// The one TLV walk: ``step(_:available:)`` and ``Type2DataAreaLayout/walk(_:dataAreaSize:)`` both use it.
+    /// - Parameters:
+    ///   - bytes: the data-area bytes read so far.
+    ///   - available: how many of them are valid (at most `bytes.count`).
+    ///   - stopsAtNDEFLength: stop at the NDEF TLV's first length byte (``Stop/ndefLength(tlvStart:lengthIndex:)``)
+    ///     instead of reading and checking its length: a writer writes over a message whose length is broken.
+    /// - Returns: where the walk stopped.
+    /// - Throws: `NFCTagError.malformedTLV` for a truncated TLV, a length past the data area or a control TLV of a
+    ///   length other than 3.
+    mutating func walk(_ bytes: [UInt8], available: Int, stopsAtNDEFLength: Bool) throws(NFCTagError) -> Stop {
         while true {
             var index = reserved.firstUsable(from: position)
-            guard index < dataAreaSize else { return .noNDEF }
+            guard index < dataAreaSize else { return .end }
             let tlvStart = index
             guard index < available else { return .need(index + 1) }
             let tag = bytes[index]
             index += 1
             if tag == 0x00 {
+                if nullRunStart == nil { nullRunStart = tlvStart }
                 position = index
                 continue
             }
-            if tag == 0xFE { return .noNDEF }
+            if tag == 0xFE { return .terminator(at: tlvStart) }
+            nullRunStart = nil
 
             var length = 0
             for lengthByte in 0..<3 {
                 index = reserved.firstUsable(from: index)
                 guard index < dataAreaSize else { throw truncated(tag, at: tlvStart) }
                 guard index < available else { return .need(index + 1) }
+                if lengthByte == 0, tag == 0x03, stopsAtNDEFLength {
+                    return .ndefLength(tlvStart: tlvStart, lengthIndex: index)
+                }
                 let byte = Int(bytes[index])
                 index += 1
                 if lengthByte == 0 {
@@ -139,6 +182,10 @@ struct Type2TLVWalker {
                 reserved.add(
                     pa: value[0], bs: value[1], ps: value[2], isLock: tag == 0x01, dataAreaSize: dataAreaSize,
                     baseAddress: baseAddress)
+                if tag == 0x01 {
+                    let address = (Int(value[0] >> 4) << Int(value[2] & 0x0F)) + Int(value[0] & 0x0F)
+                    lockAreas.append(.init(address: address, bits: value[1] == 0 ? 256 : Int(value[1])))
+                }
             default:
                 break  // proprietary (FD) and reserved tags: skipped by length
             }

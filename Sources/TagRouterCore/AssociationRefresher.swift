@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PeriodicWork
 public import ServiceLifecycle
 import Synchronization
 public import LiveAssociations
@@ -69,15 +70,14 @@ public final class AssociationRefresher: Service, CustomStringConvertible {
     }
 
     private func refreshLoop() async {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+        await Periodic.every(tick) {
             loadCache()
             let forced = isForced.exchange(false, ordering: .relaxed)
             let now = Date()
             for domain in store.ruleSet.liveDomains where forced || isDue(domain, now: now) {
-                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                if Periodic.isStopping { return }
                 await refresh(domain)
             }
-            guard (try? await Task.sleep(for: tick)) != nil else { return }
         }
     }
 

@@ -1,5 +1,6 @@
 import CoreMetrics
 public import Logging
+import PeriodicWork
 public import ServiceLifecycle
 public import StateStore
 
@@ -24,16 +25,13 @@ public struct OutboxGauge: Service, CustomStringConvertible {
     }
 
     /// Counts until graceful shutdown or cancellation.
-    public func run() async throws {
-        while !Task.isShuttingDownGracefully {
+    public func run() async {
+        await Periodic.every(interval) {
             do {
                 for (kind, depth) in try outbox.pendingCounts() { metrics.outboxDepth(kind: kind.rawValue, depth) }
             } catch {
                 logger.warning("outbox.count_failed", metadata: ["error": "\(error)"])
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            // Cancelled when the group's graceful-shutdown budget ran out: end quietly, it is not a failure.
-            if Task.isCancelled { return }
         }
     }
 

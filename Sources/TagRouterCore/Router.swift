@@ -35,9 +35,6 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         /// watching while the taps in progress finish. The default does nothing: the events then end only when
         /// the sequence does, or when the router is cancelled.
         public var stopEvents: @Sendable () -> Void = {}
-        /// Held from the start of each tap until it is reported, so that idle CPUs poll instead of sleeping while
-        /// the tap's hand-offs happen (`run --hold-cpus-awake`); `nil`, the default, holds nothing.
-        public var wakeLatencyHold: WakeLatencyHold?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -105,10 +102,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                             await cardReader.reset()
                         }
                         if let tap = handle(event) {
-                            let holding = configuration.wakeLatencyHold?.acquire()
                             // Immediate: the tap runs on this thread up to its first real suspension.
                             group.addImmediateTask {
-                                defer { holding?.release() }
                                 self.reporter.report(await self.process(tap))
                             }
                         }

@@ -6,7 +6,7 @@ import ServiceLifecycle
 import TagActions
 import LiveAssociations
 import StateStore
-import TagRules
+public import TagRules
 import UnixSignals
 
 /// The composition root of `tagrouter run`: loads the rules, opens the state database, wires the services
@@ -85,17 +85,6 @@ public enum RouterLauncher {
         var routerConfiguration = Router<ReaderWatcher>.Configuration(acceptsReader: settings.acceptsReader)
         routerConfiguration.stopEvents = { watcher.stop() }
         if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
-        // Said after the start-up line below, which tells what the router starts with.
-        var holdUnavailable: WakeLatencyHold.Unavailable?
-        if settings.holdsCPUsAwake {
-            do {
-                let hold = try WakeLatencyHold()
-                routerConfiguration.wakeLatencyHold = hold
-                services.append(hold)
-            } catch {
-                holdUnavailable = error
-            }
-        }
         let router = Router(
             configuration: routerConfiguration, events: watcher,
             cardReader: cardReader, rules: store,
@@ -105,7 +94,6 @@ public enum RouterLauncher {
                 ?? .dryRun,
             history: outbox, metrics: metrics, logger: logger)
         services.append(RulesReloader(store: store, logger: logger))
-        if settings.releasesIdlePages { services.append(WorkingSetTrimmer(logger: logger)) }
         do {
             var fetch = try AssociationFetcher.Configuration.from(environment: environment)
             fetch.userAgent = "tagrouter/\(Version.current)"
@@ -125,11 +113,6 @@ public enum RouterLauncher {
         services.append(router)
 
         await announce(ruleCount: ruleSet.rules.count, settings: settings, logger: logger)
-        if let holdUnavailable {
-            logger.info(
-                "idle CPUs will sleep during taps: the CPU latency request is not available (root only by default)",
-                metadata: ["error": "\(holdUnavailable)"])
-        }
         var configuration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = settings.gracePeriod
@@ -164,7 +147,7 @@ public enum RouterLauncher {
 
 extension Action {
     /// Whether this is an `open` action (which needs a URL opener).
-    var isOpen: Bool {
+    public var isOpen: Bool {
         if case .open = self { return true }
         return false
     }

@@ -18,12 +18,6 @@ public struct RouterSettings: Sendable {
     /// How long a live association file is used before it is checked again (`--aasa-refresh`; docs/rules.md,
     /// "Live association files").
     public var associationRefreshInterval: Duration = AssociationRefresher.defaultInterval
-    /// Whether the `WorkingSetTrimmer` runs (`--release-idle-pages`; docs/development.md, "Footprint"): a smaller
-    /// idle resident set, paid for by the first tap after a quiet spell, which faults its pages back in.
-    public var releasesIdlePages = false
-    /// Whether idle CPUs are kept polling while a tap is in progress (`--hold-cpus-awake`, on by default;
-    /// ``WakeLatencyHold``). Where the request file cannot be opened the router says so once and runs without.
-    public var holdsCPUsAwake = false
 
     /// Creates settings.
     /// - Parameters:

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PeriodicWork
 public import ServiceLifecycle
 import UnixSignals
 
@@ -46,13 +47,13 @@ public struct RulesReloader: Service, CustomStringConvertible {
 
     private func pollFiles() async {
         var seen = Self.fingerprint(of: store.sources)
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            guard (try? await Task.sleep(for: pollInterval)) != nil else { return }
+        logger.debug("rules.watching", metadata: ["rules.files": "\(seen.count)"])
+        await Periodic.every(pollInterval) {
             var now = Self.fingerprint(of: store.sources)
-            guard now != seen else { continue }
+            guard now != seen else { return }
             // Wait until the files stop changing, then reload once.
             while true {
-                guard (try? await Task.sleep(for: debounce)) != nil else { return }
+                guard await Periodic.pause(for: debounce) else { return }
                 let settled = Self.fingerprint(of: store.sources)
                 if settled == now { break }
                 now = settled

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter aasa`: the live association files of the rules (`aasa: { domain:, appID: }`).
 struct AASACommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter check`: validates rules files and prints every problem, compiler style.
 struct CheckCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter decode`: decode NDEF bytes given as hex or in a file and print the records.
 struct DecodeCommand: ParsableCommand {

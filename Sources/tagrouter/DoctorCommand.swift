@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter doctor`: checks the host and explains each problem with its fix.
 struct DoctorCommand: AsyncParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter emulate`: present a virtual tag through vpcd, so rules can be tried with no hardware.
 struct EmulateCommand: AsyncParsableCommand {
@@ -27,13 +27,15 @@ struct EmulateCommand: AsyncParsableCommand {
         help:
             "The tag: \(Emulation.kinds.joined(separator: ", ")). The -blank MIFARE Classic cards are factory fresh (no MAD, UID only) and take no message."
     )
-    var tag: String = Emulation.defaultKind
+    var tag = Emulation.defaultKind
 
-    @Option(help: "vpcd's address (the second reader, Virtual PCD 00 01, is on the next port).")
-    var vpcd: String = "127.0.0.1:35963"
+    @Option(
+        help: ArgumentHelp(
+            "vpcd's address (the second reader, Virtual PCD 00 01, is on the next port).", valueName: "host:port"))
+    var vpcd = Emulation.defaultVPCD
 
     @Option(help: "How long to hold the tag, such as 500ms, 10s or 2m; without it, until Ctrl-C.")
-    var hold: String?
+    var hold: DurationArgument?
 
     @Option(
         help: ArgumentHelp(
@@ -52,11 +54,12 @@ struct EmulateCommand: AsyncParsableCommand {
     func validate() throws {
         if Emulation.isFactoryFresh(kind: tag), content == nil {
             throw ValidationError(
-                "--tag \(tag) is a factory-fresh card holding no message: give no --uri, --ndef or --file")
+                "--tag \(Emulation.name(of: tag)) is a factory-fresh card holding no message: give no --uri, --ndef or --file"
+            )
         }
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         do {
-            try Emulation.validate(content: content, kind: tag, vpcd: vpcd, hold: hold)
+            try Emulation.validate(content: content)
         } catch {
             throw ValidationError(error.description)
         }
@@ -64,7 +67,8 @@ struct EmulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
-        let status = await Emulation.run(content: content, kind: tag, vpcd: vpcd, hold: hold, timeline: timeline)
+        let status = await Emulation.run(
+            content: content, kind: tag, vpcd: vpcd, hold: hold?.duration, timeline: timeline)
         if status != 0 { throw ExitCode(status) }
     }
 }

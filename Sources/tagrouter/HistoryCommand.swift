@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter history`: recent taps, webhook deliveries and MQTT publications from the state database.
 struct HistoryCommand: ParsableCommand {
@@ -15,17 +15,13 @@ struct HistoryCommand: ParsableCommand {
     var failed = false
 
     @Option(help: "Show at most this many taps and this many deliveries.")
-    var limit = 20
+    var limit = PositiveCount(20)
 
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
-    func validate() throws {
-        guard limit > 0 else { throw ValidationError("--limit must be a positive number, got \(limit)") }
-    }
-
     func run() throws {
-        try HistoryListing.output(stateDirectory: state.stateDir, failedOnly: failed, limit: limit, json: json)
+        try HistoryListing.output(stateDirectory: state.stateDir, failedOnly: failed, limit: limit.value, json: json)
             .finish()
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter match`: a dry run of one tag against the rules; shows what would run, runs nothing.
 struct MatchCommand: ParsableCommand {
@@ -18,7 +18,7 @@ struct MatchCommand: ParsableCommand {
     var uri: String
 
     @Option(help: "The tag UID in hex (separators and case are free).")
-    var uid: String?
+    var uid: UIDArgument?
 
     @Option(help: "The reader name.")
     var reader = "cli"
@@ -38,15 +38,9 @@ struct MatchCommand: ParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    func validate() throws {
-        if let uid, RulesCommands.canonicalUID(uid) == nil {
-            throw ValidationError("--uid '\(uid)' is not an even number of hex digits")
-        }
-    }
-
     func run() throws {
         let tag = RulesCommands.Tag(
-            uri: uri.isEmpty ? nil : uri, uid: uid, reader: reader, tech: tech, texts: text)
+            uri: uri.isEmpty ? nil : uri, uid: uid?.description, reader: reader, tech: tech, texts: text)
         try RulesCommands.match(
             tag, sources: rules.rules, explain: explain, json: json, stateDirectory: state.stateDir
         ).finish()

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `--rules`: shared by `run`, `check`, `match` and `doctor`.
 struct RulesOptions: ParsableArguments {
@@ -20,13 +20,16 @@ struct StateOptions: ParsableArguments {
     var stateDir: String?
 }
 
-/// `--reader`: shared by `run` and `read`.
+/// `--reader`: shared by `run`, `read` and `write`.
 struct ReaderOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Use only readers whose name contains this text or matches it with * and ? (repeatable).",
             valueName: "pattern"))
-    var reader: [String] = []
+    var reader: [ReaderPattern] = []
+
+    /// The readers the patterns pick.
+    var filter: ReaderFilter { ReaderFilter(reader) }
 }
 
 extension CommandOutput {

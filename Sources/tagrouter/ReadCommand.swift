@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter read`: read one tag and print what it holds.
 struct ReadCommand: AsyncParsableCommand {
@@ -21,6 +21,6 @@ struct ReadCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        try await ReaderCommands.read(readers: readers.reader, wait: wait, json: json).finish()
+        try await ReaderCommands.read(readers: readers.filter, wait: wait, json: json).finish()
     }
 }

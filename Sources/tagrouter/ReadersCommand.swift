@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter readers`: the readers pcscd knows and what is on each.
 struct ReadersCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RouterCommands
 import TagRouterCore
 
 /// `tagrouter run`: the router daemon.
@@ -24,62 +25,35 @@ struct RunCommand: AsyncParsableCommand {
     var dryRun = false
 
     @Option(help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "host:port"))
-    var metrics: String?
+    var metrics: HostAndPort?
 
     @Option(help: "How many commands may run at once; further ones queue, and are dropped when the queue is full.")
-    var concurrency = 4
+    var concurrency = PositiveCount(4)
 
-    @Option(help: "Lowest level logged: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @Option(help: "Lowest level logged.")
+    var logLevel = RunOptions().logLevel
 
     @Option(help: "Log format: text (one readable line) or json (one object per line, for journald or Loki).")
-    var logFormat: String = "text"
+    var logFormat = RunOptions().logFormat
 
     @Option(
         help: ArgumentHelp(
             "How often live association files (aasa: { domain: … }) are checked again: 24h, 30m, … (at least 1m).",
             valueName: "duration"))
-    var aasaRefresh = "24h"
-
-    @Flag(
-        help: """
-            Hand the binary's and libraries' clean pages back to the kernel 10 s after start-up and after quiet \
-            spells: idle memory about 14 MiB instead of 28, the first tap after a quiet spell a few tenths of a \
-            millisecond slower.
-            """)
-    var releaseIdlePages = false
-
-    @Flag(
-        name: .customLong("hold-cpus-awake"), inversion: .prefixedNo,
-        help: """
-            Keep idle CPUs polling instead of sleeping while a tap is in progress (a few ms; the kernel's CPU \
-            latency request, /dev/cpu_dma_latency, root only by default): each hand-off between pcscd, the reader \
-            and TagRouter then finds a CPU awake. Without access to that file the router says so and runs without.
-            """)
-    var holdCPUsAwake = true
+    var aasaRefresh = RefreshInterval.daily
 
     private var options: RunOptions {
         var options = RunOptions()
         options.rules = rules.rules
         options.stateDirectory = state.stateDir
-        options.readers = readers.reader
+        options.readers = readers.filter
         options.isDryRun = dryRun
         options.metrics = metrics
         options.concurrency = concurrency
         options.logLevel = logLevel
         options.logFormat = logFormat
         options.associationRefresh = aasaRefresh
-        options.releasesIdlePages = releaseIdlePages
-        options.holdsCPUsAwake = holdCPUsAwake
         return options
-    }
-
-    func validate() throws {
-        do {
-            try options.validate()
-        } catch {
-            throw ValidationError(error.description)
-        }
     }
 
     func run() async throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RouterCommands
 import TagRouterCore
 
 /// The `tagrouter` command line: reads NFC tags and routes them to commands, apps and webhooks.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TagRouterCore
+import RouterCommands
 
 /// `tagrouter write`: write one NDEF message to a tag, safely, and read it back.
 struct WriteCommand: AsyncParsableCommand {
@@ -84,7 +84,7 @@ struct WriteCommand: AsyncParsableCommand {
             throw ValidationError("give exactly one of --uri, --text, --ndef, --file, --ha-tag")
         }
         try await TagWriting.write(
-            content, readers: readers.reader, wait: wait, lock: lock, confirmed: yes, json: json
+            content, readers: readers.filter, wait: wait, lock: lock, confirmed: yes, json: json
         ).finish()
     }
 }

@@ -42,9 +42,9 @@ import enum TestSupport.TagRouterBinary
     @Test(arguments: [
         (["--uri", "https://a.b", "--ndef", "00"], "give exactly one of --uri, --ndef, --file"),
         (["--ndef", "0g"], "--ndef is not hex: 0g"),
-        (["--ndef", "00", "--tag", "ntag999"], "unknown --tag ntag999"),
-        (["--ndef", "00", "--hold", "soon"], "--hold soon is not a duration"),
-        (["--ndef", "00", "--vpcd", "localhost"], "--vpcd localhost is not HOST:PORT"),
+        (["--ndef", "00", "--tag", "ntag999"], "The value 'ntag999' is invalid for '--tag <tag>'"),
+        (["--ndef", "00", "--hold", "soon"], "The value 'soon' is invalid for '--hold <hold>'"),
+        (["--ndef", "00", "--vpcd", "localhost"], "The value 'localhost' is invalid for '--vpcd <host:port>'"),
     ])
     func invalidOptionsAreRefusedBeforeConnecting(arguments: [String], message: String) async throws {
         let output = try await TagRouterBinary.run(["emulate"] + arguments, environment: [:])

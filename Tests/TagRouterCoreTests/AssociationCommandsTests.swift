@@ -5,6 +5,7 @@ import StateStore
 import TagActions
 import Testing
 
+@testable import RouterCommands
 @testable import TagRouterCore
 
 private let domain = AssociationFixture.domain

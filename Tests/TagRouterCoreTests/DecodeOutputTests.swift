@@ -2,7 +2,7 @@ import Foundation
 import NDEF
 import Testing
 
-@testable import TagRouterCore
+@testable import RouterCommands
 
 @Test(
     arguments: [

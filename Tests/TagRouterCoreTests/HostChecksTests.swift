@@ -1,5 +1,5 @@
 import Foundation
-import TagRouterCore
+import RouterCommands
 import Testing
 
 @Test func kernelModulesFlagsPN533() {

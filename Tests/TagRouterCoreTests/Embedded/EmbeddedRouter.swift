@@ -34,10 +34,9 @@ final class EmbeddedRouter: Sendable {
     ///   - dryRun: log actions instead of performing them.
     ///   - performer: the recording performer (one that hangs, for shutdown tests).
     ///   - acceptsReader: the reader filter.
-    ///   - wakeLatencyHold: held during each tap; none by default.
     init(
         rules text: String, dryRun: Bool = false, performer: RecordingPerformer = RecordingPerformer(),
-        acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true }, wakeLatencyHold: WakeLatencyHold? = nil
+        acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true }
     ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "embedded-router-\(UUID().uuidString)")
@@ -54,7 +53,6 @@ final class EmbeddedRouter: Sendable {
         var configuration = Router<AsyncStream<ReaderEvent>>.Configuration(
             acceptsReader: acceptsReader, now: { clock.now })
         configuration.stopEvents = { continuation.finish() }
-        configuration.wakeLatencyHold = wakeLatencyHold
         router = Router(
             configuration: configuration, events: stream,
             cardReader: cardReader, rules: rules, dispatch: dryRun ? .dryRun : .perform(performer), history: history,

@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 import NFCTag
 import PCSC
+import TagRouterCore
 import TagRules
 
 /// `tagrouter doctor`: checks what TagRouter needs, each with the fix (docs/cli.md, "tagrouter doctor"; docs/operations.md).

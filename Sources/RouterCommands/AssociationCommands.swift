@@ -3,6 +3,7 @@ import Logging
 import TagActions
 import LiveAssociations
 import StateStore
+import TagRouterCore
 import TagRules
 
 /// `tagrouter aasa refresh` and `tagrouter aasa show` (docs/cli.md), and what `check`, `match` and `doctor` say

@@ -28,10 +28,11 @@ public enum DecodeOutput {
     public static func output(hex: String?, file: String?, json: Bool, tlv: Bool) -> CommandOutput {
         let input: Input
         if let file {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                return .failure("cannot read file \"\(file)\"")
+            do {
+                input = .bytes(try MessageFile.bytes(at: file, limit: nil))
+            } catch {
+                return .failure("\(error)")
             }
-            input = .bytes(Array(data))
         } else if let hex {
             input = .hex(hex)
         } else {

@@ -1,6 +1,8 @@
+public import ArgumentParser
+
 /// Which readers `--reader` picks: a pattern with `*` (any run of characters) and `?` (one character) matched
 /// against the whole name, or, without wildcards, any reader whose name contains the text.
-public struct ReaderPattern: Sendable {
+public struct ReaderPattern: Sendable, ExpressibleByArgument {
     /// The pattern as given.
     public let text: String
 
@@ -8,6 +10,12 @@ public struct ReaderPattern: Sendable {
     /// - Parameter text: the pattern as given.
     public init(text: String) {
         self.text = text
+    }
+
+    /// Creates a pattern from its `--reader` argument.
+    /// - Parameter argument: the pattern as given.
+    public init(argument: String) {
+        self.init(text: argument)
     }
 
     /// Whether the reader's name matches.

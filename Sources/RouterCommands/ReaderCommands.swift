@@ -92,54 +92,19 @@ public enum ReaderCommands {
 
     /// `tagrouter read`: the tag on the first matching reader, or the next one presented.
     /// - Parameters:
-    ///   - readers: `--reader` patterns; any reader when empty.
+    ///   - readers: `--reader`.
     ///   - wait: wait for a tag instead of failing when none is there.
     ///   - json: print one JSON document instead of lines.
     /// - Returns: the tag; status 1 with one sentence when it could not be read.
-    public static func read(readers: [String], wait: Bool, json: Bool) async -> CommandOutput {
-        let patterns = readers.map(ReaderPattern.init(text:))
-        let accepts = { (name: String) in patterns.isEmpty || patterns.contains { $0.matches(name) } }
+    public static func read(readers: ReaderFilter, wait: Bool, json: Bool) async -> CommandOutput {
         do {
-            let report = try await wait ? waitAndRead(accepts: accepts) : readPresent(patterns: patterns)
+            let report = try await readers.withCard(wait: wait) { reader, atr, context in
+                try await TagReport.read(reader: reader, atr: atr, context: context)
+            }
             return .lines(json ? [try JSONOutput.encoded(report)] : report.lines)
         } catch {
             return .failure("\(error)")
         }
-    }
-
-    /// Reads the first tag already on a matching reader.
-    private static func readPresent(patterns: [ReaderPattern]) async throws -> TagReport {
-        try await PCSCContext.withContext(logger: logger) { context in
-            let readers = try await context.readers()
-            let matching = readers.filter { name in patterns.isEmpty || patterns.contains { $0.matches(name) } }
-            guard !matching.isEmpty else {
-                throw CommandFailure(noReaderSentence(patterns: patterns, readers: readers))
-            }
-            let statuses = try await context.status(of: matching)
-            guard let status = statuses.first(where: \.isCardPresent) else {
-                let names = matching.map { "\"\($0)\"" }.joined(separator: ", ")
-                throw CommandFailure("no tag on \(names); present one or use --wait")
-            }
-            return try await TagReport.read(reader: status.reader, atr: status.atr, context: context)
-        }
-    }
-
-    /// Waits for a tag on a matching reader (one already there counts) and reads it.
-    private static func waitAndRead(accepts: (String) -> Bool) async throws -> TagReport {
-        guard let (reader, atr) = await ReaderWatcher(logger: logger).firstCard(where: accepts) else {
-            throw CancellationError()
-        }
-        return try await PCSCContext.withContext(logger: logger) { context in
-            try await TagReport.read(reader: reader, atr: atr, context: context)
-        }
-    }
-
-    private static func noReaderSentence(patterns: [ReaderPattern], readers: [String]) -> String {
-        guard !patterns.isEmpty else { return "no reader found; is the reader plugged in and pcscd running?" }
-        let known =
-            readers.isEmpty ? "there is none" : "readers: " + readers.map { "\"\($0)\"" }.joined(separator: ", ")
-        let wanted = patterns.map { "\"\($0.text)\"" }.joined(separator: " or ")
-        return "no reader matches \(wanted) (\(known))"
     }
 }
 

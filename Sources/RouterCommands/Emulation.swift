@@ -1,7 +1,7 @@
+public import ArgumentParser
 import Foundation
 import NDEF
-import TagRules
-import VirtualTag
+public import VirtualTag
 
 /// `tagrouter emulate` (docs/cli.md): a virtual tag presented through vpcd, so rules can be tried with no hardware.
 public enum Emulation {
@@ -15,30 +15,34 @@ public enum Emulation {
         case file(String)
     }
 
+    /// A tag kind, as `--tag` names it.
+    public typealias Kind = VirtualTagKind
+
     /// The tag kinds, as `--tag` names them.
-    public static var kinds: [String] { VirtualTagKind.allCases.map(\.rawValue) }
+    public static var kinds: [String] { Kind.allCases.map(\.rawValue) }
 
     /// The default `--tag`.
-    public static var defaultKind: String { VirtualTagKind.ntag213.rawValue }
+    public static var defaultKind: Kind { .ntag213 }
+
+    /// vpcd's default address: its first reader, Virtual PCD 00 00.
+    public static var defaultVPCD: HostAndPort { HostAndPort(host: "127.0.0.1", port: 35963) }
+
+    /// The kind's `--tag` name.
+    /// - Parameter kind: the kind.
+    public static func name(of kind: Kind) -> String {
+        kind.rawValue
+    }
 
     /// Whether `--tag` names a factory-fresh card, which holds no message (`classic1k-blank` and the like).
     /// - Parameter kind: `--tag`.
-    public static func isFactoryFresh(kind: String) -> Bool {
-        VirtualTagKind(rawValue: kind)?.isFactoryFresh ?? false
+    public static func isFactoryFresh(kind: Kind) -> Bool {
+        kind.isFactoryFresh
     }
 
-    /// Checks the options before anything runs.
-    /// - Parameters:
-    ///   - content: what the tag holds.
-    ///   - kind: `--tag`.
-    ///   - vpcd: `--vpcd`.
-    ///   - hold: `--hold`.
+    /// Checks what the tag is to hold before anything runs.
+    /// - Parameter content: what the tag holds.
     /// - Throws: ``CommandFailure`` naming the option at fault.
-    public static func validate(content: Content, kind: String, vpcd: String, hold: String?) throws(CommandFailure) {
-        guard VirtualTagKind(rawValue: kind) != nil else {
-            throw CommandFailure("unknown --tag \(kind); use one of \(kinds.joined(separator: ", "))")
-        }
-        _ = try address(vpcd)
+    public static func validate(content: Content) throws(CommandFailure) {
         if case .hex(let text) = content {
             do {
                 _ = try HexInput.bytes(text)
@@ -46,33 +50,29 @@ public enum Emulation {
                 throw CommandFailure("--ndef is not hex: \(text) (\(error.description))")
             }
         }
-        if let hold, DurationText.parse(hold) == nil {
-            throw CommandFailure("--hold \(hold) is not a duration such as 500ms, 10s or 2m")
-        }
     }
 
     /// Presents the tag until `hold` runs out or vpcd drops it, reporting progress on standard output.
     /// - Parameters:
     ///   - content: what the tag holds.
     ///   - kind: `--tag`.
-    ///   - vpcd: `--vpcd`, `HOST:PORT`.
+    ///   - vpcd: `--vpcd`.
     ///   - hold: `--hold`; until Ctrl-C when nil.
     ///   - timeline: `--timeline`: a file to write what the tag saw and when, one JSON object a line, once the
     ///     tag is gone (docs/cli.md, "emulate").
     /// - Returns: the exit status: 0 after the tag was presented and removed, 1 (with one sentence on standard
     ///   error) when vpcd cannot be reached, the message does not fit the tag or the timeline cannot be written.
     public static func run(
-        content: Content, kind: String, vpcd: String, hold: String?, timeline: String? = nil
+        content: Content, kind: Kind, vpcd: HostAndPort, hold: Duration?, timeline: String? = nil
     ) async -> Int32 {
         do {
-            let (host, port) = try address(vpcd)
-            let kind = VirtualTagKind(rawValue: kind) ?? .ntag213
+            let (host, port) = (vpcd.host, vpcd.port)
             let card = try kind.card(holding: try message(content))
             let recorder = timeline.map { _ in CardTimeline() }
             let presented = try VirtualReader(host: host, port: port, logger: ReaderCommands.logger)
                 .present(card, timeline: recorder)
             Terminal.print("presenting \(kind.rawValue) on vpcd \(host):\(port)")
-            if let duration = hold.flatMap(DurationText.parse) {
+            if let duration = hold {
                 await presented.hold(for: duration)
             } else {
                 await presented.waitUntilGone()
@@ -113,25 +113,9 @@ public enum Emulation {
         case .hex(let text):
             return try HexInput.bytes(text)
         case .file(let path):
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw CommandFailure("--file \(path): cannot be opened")
-            }
-            defer { try? handle.close() }
-            // No tag holds more than 32 KiB: read one byte more to tell a file that is too large.
-            let data = (try? handle.read(upToCount: 32_768 + 1)) ?? Data()
-            guard data.count <= 32_768 else {
-                throw CommandFailure("--file \(path): larger than 32768 bytes, more than any tag holds")
-            }
-            return [UInt8](data)
+            return try MessageFile.bytes(at: path)
         }
-    }
-
-    private static func address(_ vpcd: String) throws(CommandFailure) -> (String, UInt16) {
-        guard let colon = vpcd.lastIndex(of: ":"), let port = UInt16(vpcd[vpcd.index(after: colon)...]),
-            colon != vpcd.startIndex
-        else {
-            throw CommandFailure("--vpcd \(vpcd) is not HOST:PORT")
-        }
-        return (String(vpcd[..<colon]), port)
     }
 }
+
+extension VirtualTagKind: ExpressibleByArgument {}

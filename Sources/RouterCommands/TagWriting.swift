@@ -2,6 +2,7 @@ import Foundation
 import NDEF
 import NFCTag
 import PCSC
+import TagRouterCore
 
 /// `tagrouter write` (docs/cli.md): one NDEF message written safely to the tag on a reader, read back and
 /// compared; optionally the tag made permanently read-only.
@@ -79,15 +80,7 @@ public enum TagWriting {
         case .hex(let text):
             return try HexInput.bytes(text)
         case .file(let path):
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw CommandFailure("--file \(path): cannot be opened")
-            }
-            defer { try? handle.close() }
-            let data = (try? handle.read(upToCount: 32_768 + 1)) ?? Data()
-            guard data.count <= 32_768 else {
-                throw CommandFailure("--file \(path): larger than 32768 bytes, more than any tag holds")
-            }
-            let bytes = [UInt8](data)
+            let bytes = try MessageFile.bytes(at: path)
             if !bytes.isEmpty {
                 do {
                     _ = try NDEFMessage(decoding: bytes)
@@ -114,14 +107,14 @@ public enum TagWriting {
     /// `tagrouter write`: writes the message to the tag on the first matching reader, or the next one presented.
     /// - Parameters:
     ///   - content: what to write.
-    ///   - readers: `--reader` patterns; any reader when empty.
+    ///   - readers: `--reader`.
     ///   - wait: wait for a tag instead of failing when none is there.
     ///   - lock: make the tag permanently read-only after writing.
     ///   - confirmed: `--yes`: no confirmation asked for `lock`.
     ///   - json: print one JSON document instead of lines.
     /// - Returns: the result and exit status (``Status``); one sentence on standard error when it failed.
     public static func write(
-        _ content: Content, readers: [String], wait: Bool, lock: Bool, confirmed: Bool, json: Bool
+        _ content: Content, readers: ReaderFilter, wait: Bool, lock: Bool, confirmed: Bool, json: Bool
     ) async -> CommandOutput {
         let message: [UInt8]
         do {
@@ -130,12 +123,10 @@ public enum TagWriting {
             return .failure("\(error)")
         }
         if lock, !confirmed, let refusal = askToLock() { return refusal }
-        let patterns = readers.map(ReaderPattern.init(text:))
         do {
-            let report =
-                try await wait
-                ? waitAndWrite(message, patterns: patterns, lock: lock)
-                : writePresent(message, patterns: patterns, lock: lock)
+            let report = try await readers.withCard(wait: wait) { reader, atr, context in
+                try await write(message, reader: reader, atr: atr, lock: lock, context: context)
+            }
             return .lines(json ? [try JSONOutput.encoded(report)] : report.lines)
         } catch let failure as WriteFailure {
             return CommandOutput(errors: [failure.sentence], status: failure.status)
@@ -160,38 +151,6 @@ public enum TagWriting {
             return CommandOutput(errors: ["not confirmed: nothing was written"], status: Status.refused)
         }
         return nil
-    }
-
-    /// Writes to the first tag already on a matching reader.
-    private static func writePresent(
-        _ message: [UInt8], patterns: [ReaderPattern], lock: Bool
-    ) async throws -> WriteReport {
-        try await PCSCContext.withContext(logger: ReaderCommands.logger) { context in
-            let readers = try await context.readers()
-            let matching = readers.filter { name in patterns.isEmpty || patterns.contains { $0.matches(name) } }
-            guard !matching.isEmpty else {
-                throw CommandFailure(noReaderSentence(patterns: patterns, readers: readers))
-            }
-            let statuses = try await context.status(of: matching)
-            guard let status = statuses.first(where: \.isCardPresent) else {
-                let names = matching.map { "\"\($0)\"" }.joined(separator: ", ")
-                throw CommandFailure("no tag on \(names); present one or use --wait")
-            }
-            return try await write(message, reader: status.reader, atr: status.atr, lock: lock, context: context)
-        }
-    }
-
-    /// Waits for a tag on a matching reader (one already there counts) and writes to it.
-    private static func waitAndWrite(
-        _ message: [UInt8], patterns: [ReaderPattern], lock: Bool
-    ) async throws -> WriteReport {
-        let accepts = { (name: String) in patterns.isEmpty || patterns.contains { $0.matches(name) } }
-        guard let (reader, atr) = await ReaderWatcher(logger: ReaderCommands.logger).firstCard(where: accepts) else {
-            throw CancellationError()
-        }
-        return try await PCSCContext.withContext(logger: ReaderCommands.logger) { context in
-            try await write(message, reader: reader, atr: atr, lock: lock, context: context)
-        }
     }
 
     /// Connects to the card in `reader` and writes, on the context's thread.
@@ -221,14 +180,6 @@ public enum TagWriting {
             reader: reader, uid: result.uid.map(UID.hex), tech: result.technology.rawValue,
             atr: HexText.string(atr, uppercase: true), records: records, bytes: result.bytesWritten,
             capacity: result.capacity, commands: result.commands, locked: result.isLocked)
-    }
-
-    private static func noReaderSentence(patterns: [ReaderPattern], readers: [String]) -> String {
-        guard !patterns.isEmpty else { return "no reader found; is the reader plugged in and pcscd running?" }
-        let known =
-            readers.isEmpty ? "there is none" : "readers: " + readers.map { "\"\($0)\"" }.joined(separator: ", ")
-        let wanted = patterns.map { "\"\($0.text)\"" }.joined(separator: " or ")
-        return "no reader matches \(wanted) (\(known))"
     }
 }
 

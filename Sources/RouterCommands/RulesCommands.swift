@@ -2,6 +2,7 @@ import Foundation
 import TagActions
 import LiveAssociations
 import StateStore
+import TagRouterCore
 import TagRules
 
 /// `tagrouter check` and `tagrouter match` (docs/cli.md): rules validated, and one tag tried against them.

@@ -2,6 +2,7 @@ import Foundation
 public import NDEF
 import NFCTag
 import PCSC
+import TagRouterCore
 
 /// What `tagrouter read` (and `readers`) tell about one tag: the JSON document and the human lines.
 public struct TagReport: Encodable, Sendable {

@@ -1,0 +1,58 @@
+public import ArgumentParser
+public import Logging
+public import TagRouterCore
+
+/// What `tagrouter run` is told on its command line (docs/cli.md, "run"), parsed, before defaults are resolved.
+public struct RunOptions: Sendable {
+    /// `--rules`: files and folders; the configured default when empty.
+    public var rules: [String] = []
+    /// `--state-dir`.
+    public var stateDirectory: String?
+    /// `--reader`: every reader by default.
+    public var readers = ReaderFilter()
+    /// `--dry-run`.
+    public var isDryRun = false
+    /// `--metrics HOST:PORT`.
+    public var metrics: HostAndPort?
+    /// `--concurrency`.
+    public var concurrency = PositiveCount(4)
+    /// `--log-level`.
+    public var logLevel = Logger.Level.info
+    /// `--log-format`.
+    public var logFormat = LogLine.Format.text
+    /// `--aasa-refresh`: how often live association files are checked again.
+    public var associationRefresh = RefreshInterval.daily
+
+    /// Options with every default.
+    public init() {}
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension LogLine.Format: ExpressibleByArgument {}
+
+extension RouterLauncher {
+    /// `tagrouter run`: sets up logging, resolves the defaults and runs the router until SIGTERM or SIGINT.
+    /// - Parameter options: the parsed options.
+    /// - Returns: the exit status: 0 after a clean shutdown, 1 when the rules or the state directory cannot be
+    ///   used.
+    /// - Throws: an error from a service that failed (the metrics address could not be bound, …).
+    public static func main(_ options: RunOptions) async throws -> Int32 {
+        let format = options.logFormat
+        let level = options.logLevel
+        LoggingSystem.bootstrap { _ in LogLine(format: format, level: level) }
+        let readers = options.readers
+        var settings = RouterSettings(
+            rulesSources: HostDefaults.rulesSources(options.rules),
+            stateDirectory: HostDefaults.stateDirectory(options.stateDirectory),
+            acceptsReader: { readers.accepts($0) },
+            isDryRun: options.isDryRun,
+            metricsAddress: options.metrics.map { (host: $0.host, port: Int($0.port)) },
+            concurrency: options.concurrency.value)
+        settings.associationRefreshInterval = options.associationRefresh.duration
+        let outcome = try await run(
+            settings: settings, environment: HostDefaults.environment, logger: Logger(label: "tagrouter"),
+            printError: Terminal.printError)
+        return outcome == .stopped ? 0 : 1
+    }
+}

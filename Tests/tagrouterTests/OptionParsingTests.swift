@@ -1,0 +1,53 @@
+import ArgumentParser
+import RouterCommands
+import Testing
+
+@testable import tagrouter
+
+/// Option values are checked once, as they are parsed into their types (docs/cli.md, "tagrouter run").
+@Suite struct OptionParsingTests {
+    @Test(arguments: [
+        ["--metrics", "localhost"], ["--metrics", "127.0.0.1:70000"], ["--concurrency", "0"],
+        ["--concurrency", "many"], ["--aasa-refresh", "30s"], ["--aasa-refresh", "soon"], ["--log-level", "loud"],
+        ["--log-format", "xml"], ["--hold-cpus-awake"], ["--release-idle-pages"],
+    ])
+    func runRefuses(arguments: [String]) {
+        #expect(throws: (any Error).self) { try RunCommand.parse(arguments) }
+    }
+
+    @Test func runParsesTypedValues() throws {
+        let command = try RunCommand.parse([
+            "--metrics", ":9464", "--concurrency", "2", "--aasa-refresh", "90m", "--log-level", "debug",
+            "--log-format", "json", "--reader", "PICC", "--reader", "ACR*",
+        ])
+        #expect(command.metrics == HostAndPort(host: "127.0.0.1", port: 9464))
+        #expect(command.concurrency.value == 2)
+        #expect(command.aasaRefresh.duration == .seconds(90 * 60))
+        #expect("\(command.logLevel)" == "debug")
+        #expect("\(command.logFormat)" == "json")
+        #expect(command.readers.filter.accepts("ACS ACR122U PICC Interface"))
+        #expect(command.readers.filter.accepts("ACR1252"))
+        #expect(!command.readers.filter.accepts("Virtual PCD 00 00"))
+    }
+
+    @Test func runDefaults() throws {
+        let command = try RunCommand.parse([])
+        #expect(command.metrics == nil)
+        #expect(command.concurrency.value == 4)
+        #expect(command.aasaRefresh.duration == .seconds(24 * 3600))
+        #expect(command.readers.filter.accepts("any reader"))
+    }
+
+    @Test(arguments: [
+        ("[::1]:9090", HostAndPort(host: "::1", port: 9090)),
+        ("example.org:1", HostAndPort(host: "example.org", port: 1)),
+    ])
+    func addresses(text: String, address: HostAndPort) {
+        #expect(HostAndPort(argument: text) == address)
+    }
+
+    @Test func historyLimitIsPositive() {
+        #expect(throws: (any Error).self) { try HistoryCommand.parse(["--limit", "0"]) }
+        #expect((try? HistoryCommand.parse(["--limit", "3"]))?.limit.value == 3)
+    }
+}
