@@ -51,12 +51,6 @@ public struct SmartPoster: Sendable, Hashable {
         uri: String, titles: [TextRecord] = [], action: Action? = nil, size: UInt32? = nil, type: String? = nil,
         icons: [NDEFRecord] = []
     ) {
-        self.uri = uri
-        self.titles = titles
-        self.action = action
-        self.size = size
-        self.type = type
-        self.icons = icons
         var records = [URIRecord(uri: uri).record] + titles.map(\.record)
         if let action {
             records.append(NDEFRecord(tnf: .wellKnown, type: RecordType.action, payload: [action.rawValue]))
@@ -67,7 +61,7 @@ public struct SmartPoster: Sendable, Hashable {
             records.append(NDEFRecord(tnf: .wellKnown, type: RecordType.size, payload: bytes))
         }
         if let type { records.append(NDEFRecord(tnf: .wellKnown, type: RecordType.type, payload: Array(type.utf8))) }
-        self.records = records
+        self.init(uri: uri, titles: titles, action: action, size: size, type: type, icons: icons, records: records)
     }
 
     /// Reads a Smart Poster.

@@ -54,3 +54,13 @@ struct CommandAPDU: Sendable, Hashable {
         }
     }
 }
+
+extension CommandAPDU {
+    /// The reader's answer to its GET DATA pseudo-APDU (`FF CA`): the UID for P1 = 00, else "function not
+    /// supported".
+    /// - Parameter uid: the card's UID.
+    /// - Returns: the response APDU.
+    func uidAnswer(_ uid: [UInt8]) -> [UInt8] {
+        p1 == 0x00 ? uid + StatusWord.ok : StatusWord.functionNotSupported
+    }
+}

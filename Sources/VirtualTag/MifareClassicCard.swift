@@ -116,7 +116,7 @@ public struct MifareClassicCard: VirtualCard {
         guard apdu.cla == 0xFF else { return StatusWord.claNotSupported }
         switch apdu.ins {
         case 0xCA:
-            return apdu.p1 == 0x00 ? uid + StatusWord.ok : StatusWord.functionNotSupported
+            return apdu.uidAnswer(uid)
         case 0x82:
             guard apdu.p1 == 0x00 || apdu.p1 == 0x20, apdu.p2 < 2, apdu.data.count == 6 else {
                 return StatusWord.failed

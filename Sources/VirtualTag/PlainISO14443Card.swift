@@ -18,7 +18,7 @@ public struct PlainISO14443Card: VirtualCard {
         guard let apdu = CommandAPDU(command) else { return StatusWord.wrongLength }
         switch (apdu.cla, apdu.ins) {
         case (0xFF, 0xCA):
-            return apdu.p1 == 0x00 ? uid + StatusWord.ok : StatusWord.functionNotSupported
+            return apdu.uidAnswer(uid)
         case (0x00, 0xA4):
             return StatusWord.notFound
         default:

@@ -35,7 +35,7 @@ public struct Type1Card: VirtualCard {
         guard apdu.cla == 0xFF else { return StatusWord.claNotSupported }
         switch apdu.ins {
         case 0xCA:
-            return apdu.p1 == 0x00 ? uid + StatusWord.ok : StatusWord.functionNotSupported
+            return apdu.uidAnswer(uid)
         case 0x00:
             guard apdu.data.count >= 4, apdu.data.prefix(3).elementsEqual([0xD4, 0x40, 0x01]) else {
                 return StatusWord.failed

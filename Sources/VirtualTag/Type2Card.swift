@@ -80,12 +80,12 @@ public struct Type2Card: VirtualCard {
         guard let apdu = CommandAPDU(command) else { return StatusWord.wrongLength }
         guard apdu.cla == 0xFF else { return StatusWord.claNotSupported }
         switch apdu.ins {
-        case 0xCA:
-            return apdu.p1 == 0x00 ? uid + StatusWord.ok : StatusWord.functionNotSupported
         case 0xB0:
             return read(page: Int(apdu.p2), length: apdu.le ?? 16)
         case 0xD6:
             return write(page: Int(apdu.p2), data: apdu.data)
+        case 0xCA:
+            return apdu.uidAnswer(uid)
         default:
             return StatusWord.insNotSupported
         }
