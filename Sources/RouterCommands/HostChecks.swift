@@ -1,4 +1,5 @@
 import Foundation
+import StateStore
 
 /// The `doctor` checks that look at the host itself: kernel modules, the state directory, the URL opener.
 public enum HostChecks {
@@ -31,7 +32,7 @@ public enum HostChecks {
     public static func stateDirectory(_ path: String) -> DoctorCheck {
         let manager = FileManager.default
         do {
-            try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try StateDirectory.create(path)
             let probe = (path as NSString).appendingPathComponent(".doctor-\(getpid())")
             guard manager.createFile(atPath: probe, contents: Data()) else {
                 return DoctorCheck(
@@ -43,7 +44,7 @@ public enum HostChecks {
         } catch {
             return DoctorCheck(
                 name: "state directory", status: .problem,
-                detail: "cannot create \(path): \(error.localizedDescription)",
+                detail: "\(error)",
                 fix: "create it with write access for the router's user, or pass --state-dir")
         }
     }

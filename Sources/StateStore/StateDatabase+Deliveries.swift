@@ -84,7 +84,9 @@ extension StateDatabase {
         }
     }
 
-    /// Records the outcomes of attempts in one transaction, and prunes old finished rows now and then.
+    /// Records the outcomes of attempts in one transaction, and prunes old finished rows now and then. A delivery
+    /// that is finished (delivered or failed) keeps no secret and no headers: only a retry needed them, and they
+    /// may hold tokens.
     /// - Parameter outcomes: what each attempt changed.
     /// - Throws: ``StateStoreError``; nothing is recorded then.
     public func record(_ outcomes: [DeliveryOutcome]) throws {
@@ -94,8 +96,11 @@ extension StateDatabase {
         try write("record delivery attempts") { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    UPDATE deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = ?,
-                        next_attempt_at = ?, finished_at = ? WHERE id = ? AND state = 'pending'
+                    UPDATE deliveries SET state = ?1, attempts = attempts + 1, last_status = ?2, last_error = ?3,
+                        next_attempt_at = ?4, finished_at = ?5,
+                        secret = CASE WHEN ?1 = 'pending' THEN secret END,
+                        headers = CASE WHEN ?1 = 'pending' THEN headers ELSE '[]' END
+                    WHERE id = ?6 AND state = 'pending'
                     """
             )
             for outcome in outcomes {

@@ -26,7 +26,7 @@ public final class StateDatabase: Sendable {
 
     /// Opens (creating and migrating if needed) the state database in `directory`.
     /// - Parameters:
-    ///   - directory: the state directory; created (0700) if missing.
+    ///   - directory: the state directory; created (0700) if missing, made 0700 if wider.
     ///   - retention: how many finished deliveries and taps to keep.
     ///   - busyTimeout: how long a write waits for another process's write (`tagrouter history` only reads).
     ///   - logger: where database maintenance is logged.
@@ -43,7 +43,7 @@ public final class StateDatabase: Sendable {
         self.retention = max(1, retention)
         self.logger = logger
         do {
-            try Self.createDirectories(directory, databasePath: path)
+            try StateDirectory.create(directory)
             // Create the file 0600 before SQLite does, so it (and its -wal/-shm, which copy its mode) is private.
             let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
@@ -56,6 +56,10 @@ public final class StateDatabase: Sendable {
             configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                // Each connection's page cache stays at 256 KiB (SQLite's default is 2 MiB per connection, and every
+                // tap writes new pages): the router's memory stays flat (docs/performance.md, "Memory over many
+                // taps").
+                try db.execute(sql: "PRAGMA cache_size = -256")
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
@@ -71,19 +75,6 @@ public final class StateDatabase: Sendable {
     /// - Returns: whether `tagrouter.sqlite` exists there.
     public static func exists(in directory: String) -> Bool {
         FileManager.default.fileExists(atPath: StateDirectory.databasePath(in: directory))
-    }
-
-    /// `mkdir -p` with mode 0700 for the directories it creates, reporting the failing component and errno.
-    static func createDirectories(_ directory: String, databasePath: String) throws {
-        var prefix = directory.hasPrefix("/") ? "" : "."
-        for component in directory.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw StateStoreError(
-                    "state database \(databasePath): cannot create directory \(prefix): \(String(cString: strerror(errno)))"
-                )
-            }
-        }
     }
 
     /// The schema, one migration per version.

@@ -24,4 +24,28 @@ public enum StateDirectory {
     public static func databasePath(in directory: String) -> String {
         directory.hasSuffix("/") ? directory + "tagrouter.sqlite" : directory + "/tagrouter.sqlite"
     }
+
+    /// Creates the state directory (`mkdir -p`, mode 0700 for what it creates) and tightens it to 0700 when it is
+    /// wider: it holds deliveries with their secrets until they are sent.
+    /// - Parameter directory: the state directory.
+    /// - Throws: ``StateStoreError`` naming the component that cannot be created, or the directory that cannot be
+    ///   tightened.
+    public static func create(_ directory: String) throws {
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw StateStoreError(
+                    "state directory \(directory): cannot create \(prefix): \(String(cString: strerror(errno)))")
+            }
+        }
+        var status = stat()
+        guard stat(directory, &status) == 0 else {
+            throw StateStoreError("state directory \(directory): \(String(cString: strerror(errno)))")
+        }
+        if status.st_mode & 0o077 != 0 && status.st_uid == geteuid() && chmod(directory, 0o700) != 0 {
+            throw StateStoreError(
+                "state directory \(directory): cannot make it private (0700): \(String(cString: strerror(errno)))")
+        }
+    }
 }

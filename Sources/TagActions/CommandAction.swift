@@ -2,12 +2,14 @@
 public struct CommandAction: Sendable, Hashable {
     /// The argument vector; `argv[0]` is the program, a path or a name looked up on `PATH`.
     public var argv: [String]
-    /// Extra environment variables (the rule's `env`); they override inherited ones and the `TAG_*` set.
+    /// Extra environment variables (the rule's `env`); they override the inherited ones and the `TAG_*` set.
     public var environment: [String: String]
     /// The working directory, or `nil` for the router's own.
     public var workingDirectory: String?
     /// How long the command may run before it gets SIGTERM (then SIGKILL 2 s later).
     public var timeout: Duration
+    /// Whether it also gets the desktop session's variables (`DISPLAY`, `WAYLAND_DISPLAY`, …): the URL opener.
+    public var usesDesktopSession = false
 
     /// Creates an action.
     /// - Parameters:

@@ -8,12 +8,14 @@ import SystemPackage
 #endif
 
 extension CommandRunner {
-    /// The variables every command gets: `TAG_*` from the event, then the action's own `env` on top.
+    /// The variables a command gets: the inherited few (the desktop session's too for the opener), `TAG_*` from
+    /// the event, then the action's own `env` on top.
     ///
     /// A `TAG_*` value that contains a NUL byte (possible in a stranger's Text record) cannot pass execve; that
     /// variable is set to the empty string instead. `TAG_EVENT_JSON` always carries the full event, escaped.
-    static func environment(for event: EventDocument?, overrides: [String: String]) -> [String: String] {
-        var variables: [String: String] = [:]
+    func environment(for action: CommandAction, event: EventDocument?) -> [String: String] {
+        var variables = inherited
+        if action.usesDesktopSession { variables.merge(desktopSession) { _, session in session } }
         if let event {
             let fields: [(String, String?)] = [
                 ("TAG_URI", event.uri), ("TAG_UID", event.tag.uid), ("TAG_READER", event.reader),
@@ -25,7 +27,7 @@ extension CommandRunner {
                 variables[name] = value.utf8.contains(0) ? "" : value
             }
         }
-        variables.merge(overrides) { _, override in override }
+        variables.merge(action.environment) { _, override in override }
         return variables
     }
 
@@ -34,12 +36,12 @@ extension CommandRunner {
         let program = action.argv[0]
         let executable: Executable = program.contains("/") ? .path(FilePath(program)) : .name(program)
         let arguments = Arguments(executablePathOverride: program, remainingValues: Array(action.argv.dropFirst()))
-        var updates: [Environment.Key: String?] = [:]
+        var variables: [Environment.Key: String] = [:]
         for (name, value) in environment {
             guard let key = Environment.Key(rawValue: name) else {
                 throw ActionError(.invalidCommand, "command '\(program)': invalid environment variable name '\(name)'")
             }
-            updates[key] = value
+            variables[key] = value
         }
         let teardown: [TeardownStep] = [
             .gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: killGrace),
@@ -57,7 +59,7 @@ extension CommandRunner {
             result = try await Subprocess.run(
                 executable,
                 arguments: arguments,
-                environment: .inherit.updating(updates),
+                environment: .custom(variables),
                 workingDirectory: action.workingDirectory.map { FilePath($0) },
                 platformOptions: options,
                 input: .none,

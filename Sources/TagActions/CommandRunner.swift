@@ -1,8 +1,14 @@
+public import Foundation
 public import Logging
 import WebhookRetry
 
-/// Runs `run` actions: argv executed directly (never a shell), the `TAG_*` environment added, a timeout enforced,
-/// output captured up to a bound, at most `concurrency` commands at once with a bounded queue.
+/// Runs `run` actions: argv executed directly (never a shell), a minimal environment (never the router's whole
+/// one: it may hold tokens), a timeout enforced, output captured up to a bound, at most `concurrency` commands at
+/// once with a bounded queue.
+///
+/// A command's environment is `PATH`, `HOME`, `LANG`, `LC_*` and `TZ` from the router's, the desktop session's
+/// variables for the URL opener only (``CommandAction/usesDesktopSession``), the `TAG_*` variables, and the
+/// rule's own `env` on top (docs/rules.md, "The environment of commands").
 ///
 /// A timed-out command gets SIGTERM, then SIGKILL 2 s later, sent to its whole process group (each command runs
 /// in its own session), and is always reaped before ``run(_:event:)`` returns.
@@ -14,6 +20,17 @@ public struct CommandRunner: Sendable {
     let outputLimit: Int
     let killGrace: Duration
     let logger: Logger
+    /// What every command inherits from the router's environment.
+    let inherited: [String: String]
+    /// What the URL opener also inherits: the desktop session's variables.
+    let desktopSession: [String: String]
+
+    /// The variables every command inherits (with every `LC_*`).
+    public static let inheritedNames: Set<String> = ["PATH", "HOME", "LANG", "TZ"]
+    /// The desktop session's variables, which the URL opener (and the browser it starts) also inherits.
+    public static let desktopSessionNames: Set<String> = [
+        "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "XDG_ACTIVATION_TOKEN",
+    ]
 
     /// Creates a runner.
     /// - Parameters:
@@ -21,18 +38,25 @@ public struct CommandRunner: Sendable {
     ///   - queueLimit: how many may wait for a slot; further ones are dropped with an error log.
     ///   - outputLimit: how many bytes of stdout and of stderr to keep; the rest is read and discarded.
     ///   - killGrace: time between SIGTERM and SIGKILL after a timeout (2 s: docs/rules.md, "`run`: commands").
+    ///   - environment: the router's environment, of which commands get only ``inheritedNames`` and `LC_*` (and
+    ///     the opener ``desktopSessionNames``).
     ///   - logger: where results are logged.
     public init(
         concurrency: Int = 4,
         queueLimit: Int = 64,
         outputLimit: Int = CommandRunner.defaultOutputLimit,
         killGrace: Duration = .seconds(2),
+        environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger
     ) {
         self.limiter = ConcurrencyLimiter(limit: concurrency, queueLimit: queueLimit)
         self.outputLimit = max(0, outputLimit)
         self.killGrace = killGrace
         self.logger = logger
+        var inherited = environment.filter { Self.inheritedNames.contains($0.key) || $0.key.hasPrefix("LC_") }
+        if inherited["PATH"] == nil { inherited["PATH"] = "/usr/local/bin:/usr/bin:/bin" }
+        self.inherited = inherited
+        self.desktopSession = environment.filter { Self.desktopSessionNames.contains($0.key) }
     }
 
     /// How many commands were dropped because the queue was full, since the runner was created.
@@ -80,7 +104,7 @@ public struct CommandRunner: Sendable {
             )
         }
         defer { limiter.release() }
-        let environment = Self.environment(for: event, overrides: action.environment)
+        let environment = environment(for: action, event: event)
         do {
             let result = try await execute(action, environment: environment)
             log(result, logger: logger)

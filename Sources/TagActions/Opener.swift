@@ -48,7 +48,9 @@ public struct Opener: Sendable, Hashable {
     ///   - timeout: how long the opener may take.
     /// - Returns: `[path, uri]` as a command.
     public func command(opening uri: String, timeout: Duration = .seconds(10)) -> CommandAction {
-        CommandAction(argv: [path, uri], timeout: timeout)
+        var command = CommandAction(argv: [path, uri], timeout: timeout)
+        command.usesDesktopSession = true
+        return command
     }
 
     /// Opens `uri` through `runner`.

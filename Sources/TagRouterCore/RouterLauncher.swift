@@ -76,7 +76,7 @@ public enum RouterLauncher {
         if opener == nil, ruleSet.rules.contains(where: { $0.actions.contains(where: \.isOpen) }) {
             logger.warning("no URL opener (xdg-open) on PATH: open actions will fail; install xdg-utils")
         }
-        let runner = CommandRunner(concurrency: settings.concurrency, logger: logger)
+        let runner = CommandRunner(concurrency: settings.concurrency, environment: environment, logger: logger)
         let mqtt = makeMQTTPublisher(ruleSet: ruleSet, outbox: outbox, metrics: metrics, logger: logger)
         if let mqtt { services.append(mqtt) }
         // The watcher waits on the card thread: a card's event comes back on the thread that reads it.

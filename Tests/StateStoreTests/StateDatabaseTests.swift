@@ -89,4 +89,46 @@ struct StateDatabaseTests {
                 == "/home/u/.local/state/tagrouter")
         #expect(StateDirectory.databasePath(in: "/s/") == "/s/tagrouter.sqlite")
     }
+
+    @Test("a finished delivery keeps neither its signing secret nor its headers; a pending one keeps both")
+    func finishedDeliveriesKeepNoSecrets() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let database = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+            var ids: [Int64] = []
+            for eventID in ["delivered", "failed", "retried"] {
+                var delivery = Delivery.webhook("http://h/", eventID: eventID)
+                delivery.secret = "s3cret"
+                delivery.headers = [Delivery.Header("Authorization", "Bearer token")]
+                ids.append(try database.insert(delivery).id)
+            }
+            try database.record([
+                DeliveryOutcome(id: ids[0], state: .delivered, status: 200, nextAttemptAt: 1, finishedAt: 1),
+                DeliveryOutcome(id: ids[1], state: .failed, status: 400, nextAttemptAt: 1, finishedAt: 1),
+                DeliveryOutcome(id: ids[2], state: .pending, status: 503, nextAttemptAt: 1),
+            ])
+            for eventID in ["delivered", "failed"] {
+                let finished = try #require(try database.deliveries(eventID: eventID).first)
+                #expect(finished.secret == nil)
+                #expect(finished.headers.isEmpty)
+            }
+            let pending = try #require(try database.deliveries(eventID: "retried").first)
+            #expect(pending.secret == "s3cret")
+            #expect(pending.headers == [Delivery.Header("Authorization", "Bearer token")])
+        }
+    }
+
+    @Test("a state directory wider than 0700 is made private when the database is opened; a new one is created 0700")
+    func stateDirectoryIsTightened() async throws {
+        try await TestEnvironment.withTemporaryDirectory { temporary in
+            let wide = temporary + "/wide"
+            try FileManager.default.createDirectory(
+                atPath: wide, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+            _ = try StateDatabase(directory: wide, logger: TestEnvironment.logger)
+            #expect((try FileManager.default.attributesOfItem(atPath: wide)[.posixPermissions] as? Int) == 0o700)
+            try StateDirectory.create(temporary + "/new/state")
+            for path in [temporary + "/new", temporary + "/new/state"] {
+                #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o700)
+            }
+        }
+    }
 }

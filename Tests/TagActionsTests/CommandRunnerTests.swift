@@ -93,6 +93,37 @@ struct CommandRunnerTests {
         }
     }
 
+    @Test("a command inherits PATH, HOME, LANG, LC_* and TZ only; the opener also the desktop session's variables")
+    func minimalEnvironment() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let router = [
+                "PATH": "/usr/bin:/bin", "HOME": "/var/lib/tagrouter", "LANG": "C.UTF-8", "LC_TIME": "de_DE.UTF-8",
+                "TZ": "Europe/Berlin", "DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0",
+                "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus", "HA_TOKEN": "secret-token",
+                "TAGROUTER_WEBHOOK_SECRET": "hmac-key", "AWS_SECRET_ACCESS_KEY": "x",
+            ]
+            let runner = CommandRunner(environment: router, logger: TestEnvironment.logger)
+            var recordings: [Recording] = []
+            for usesDesktopSession in [false, true] {
+                let output = directory + "/record-\(usesDesktopSession).json"
+                var command = CommandAction(
+                    argv: [TestEnvironment.argvRecorder], environment: ["ARGV_RECORDER_OUT": output])
+                command.usesDesktopSession = usesDesktopSession
+                try await runner.run(command, event: Self.event(uri: "https://x.example/"))
+                recordings.append(try Recording(path: output))
+            }
+            let inherited = ["PATH", "HOME", "LANG", "LC_TIME", "TZ"]
+            let tag = ["TAG_URI", "TAG_UID", "TAG_READER", "TAG_TECH", "TAG_RULE", "TAG_EVENT_ID", "TAG_TEXT"]
+            let expected = Set(inherited + tag + ["TAG_EVENT_JSON", "ARGV_RECORDER_OUT"])
+            #expect(Set(recordings[0].environment.keys) == expected)
+            #expect(
+                Set(recordings[1].environment.keys)
+                    == expected.union(["DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"]))
+            for name in inherited { #expect(recordings[0].variable(name) == router[name]) }
+            #expect(recordings[1].variable("DISPLAY") == ":0")
+        }
+    }
+
     @Test("TAG_TEXT is the first Text record; a NUL in it empties TAG_TEXT but TAG_EVENT_JSON keeps it escaped")
     func textVariable() async throws {
         try await TestEnvironment.withTemporaryDirectory { directory in

@@ -16,6 +16,10 @@ import Testing
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: base) }
     #expect(HostChecks.stateDirectory(base + "/state").status == .ok)
+    // doctor creates it as the router does: private, 0700 (it holds deliveries with their secrets).
+    for path in [base, base + "/state"] {
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o700)
+    }
     // A regular file where a directory should be cannot be used.
     #expect(FileManager.default.createFile(atPath: base + "/file", contents: Data()))
     #expect(HostChecks.stateDirectory(base + "/file/state").status == .problem)
