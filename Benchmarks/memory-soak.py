@@ -91,7 +91,7 @@ class NTAG213:
         memory[16:16 + len(tlv)] = tlv
         memory[41 * 4:41 * 4 + 8] = bytes([0x04, 0, 0, 0xFF, 0, 0x05, 0, 0])
         self.memory = bytes(memory)
-        self.end = 16 + len(tlv)  # the byte after the terminator TLV
+        self.end = 16 + len(tlv) - 1  # the end of the message: a reader need not read the terminator TLV
         self.read_to = 0
 
     def respond(self, apdu):
@@ -266,11 +266,12 @@ def soak(args, binary, mode):
         done = 0
         while done < args.taps:
             batch_end[0] = min(args.taps, done + args.every)
-            threads = [threading.Thread(target=slot, args=(offset,)) for offset in (0, 1)]
+            threads = [threading.Thread(target=slot, args=(offset,), daemon=True) for offset in (0, 1)]
             for thread in threads:
                 thread.start()
             for thread in threads:
-                thread.join()
+                while thread.is_alive():
+                    thread.join(0.5)  # with a timeout, so that Ctrl-C or SIGTERM ends the run (and its router)
             done = batch_end[0]
             reading(done, missed[0])
         warm = [kib for taps, kib in series if taps >= args.warmup]
@@ -312,6 +313,7 @@ def main():
                         help="further arguments to `tagrouter run` (last on the line)")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped by SIGTERM"))
     for mode in (["same", "new"] if args.tags == "both" else [args.tags]):
         soak(args, binary, mode)
 
