@@ -88,17 +88,22 @@ extension Presentations {
         lastDispatch[key] = now
         longestCooldown = max(longestCooldown, cooldown)
         dispatchesSincePrune += 1
-        if dispatchesSincePrune >= 256 {
+        if dispatchesSincePrune >= Self.pruneInterval {
             prune(now: now)
         }
         return .dispatch
     }
 
-    /// Forgets the dispatches too old to suppress anything, so months of taps keep memory bounded.
+    /// Forgets the dispatches too old to suppress anything, then the oldest ones past `rememberedLimit`, so
+    /// months of taps keep memory bounded whatever the cooldowns and however many tags there are.
     /// - Parameter now: the current time.
     public mutating func prune(now: ContinuousClock.Instant) {
         let horizon = longestCooldown
         lastDispatch = lastDispatch.filter { now - $0.value < horizon }
+        if lastDispatch.count > rememberedLimit {
+            let newest = lastDispatch.sorted { $0.value > $1.value }.prefix(rememberedLimit)
+            lastDispatch = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
+        }
         dispatchesSincePrune = 0
     }
 }

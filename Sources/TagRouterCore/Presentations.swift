@@ -24,7 +24,8 @@ public struct Presentations: Sendable {
     public internal(set) var readers: Set<String> = []
     /// The presentation in progress per reader.
     var current: [String: Current] = [:]
-    /// The time of the last dispatch per (reader, tag), pruned once older than the longest cooldown seen.
+    /// The time of the last dispatch per (reader, tag), pruned once older than the longest cooldown seen, and
+    /// never more than ``rememberedLimit`` entries (plus the dispatches since the last prune).
     var lastDispatch: [CooldownKey: ContinuousClock.Instant] = [:]
     /// The longest cooldown asked for so far: entries older than it can never suppress again.
     var longestCooldown: Duration = .zero
@@ -33,9 +34,21 @@ public struct Presentations: Sendable {
     /// How many dispatches were recorded since the last prune.
     var dispatchesSincePrune = 0
 
-    /// Creates empty bookkeeping.
-    public init() {}
+    /// At most this many (reader, tag) pairs are kept after a prune: a long cooldown with a new tag every tap
+    /// (phones present a random UID each time) would otherwise keep every tag of the cooldown's span.
+    let rememberedLimit: Int
 
-    /// The number of (reader, tag) pairs remembered for cooldown; bounded by pruning.
+    /// How many dispatches are recorded between two prunes.
+    static let pruneInterval = 256
+
+    /// Creates empty bookkeeping.
+    /// - Parameter rememberedLimit: the most (reader, tag) pairs kept for cooldown after a prune (4,096 by
+    ///   default); past it, the oldest dispatches are forgotten first, even inside their cooldown.
+    public init(rememberedLimit: Int = 4096) {
+        self.rememberedLimit = max(1, rememberedLimit)
+    }
+
+    /// The number of (reader, tag) pairs remembered for cooldown; bounded by pruning: at most
+    /// `rememberedLimit` plus the dispatches since the last prune (fewer than 256).
     public var rememberedCount: Int { lastDispatch.count }
 }

@@ -115,3 +115,30 @@ func randomUIDsAreKnownByContent(uid: [UInt8], isRandom: Bool) {
     #expect(TagIdentity(uid: uid, ndef: ndef) == (isRandom ? .content(ndef) : .uid(uid)))
     #expect(TagIdentity(uid: nil, ndef: ndef) == .content(ndef))
 }
+
+@Test func longCooldownWithANewTagEveryTapKeepsAtMostTheLimit() {
+    let limit = 100
+    var state = Presentations(rememberedLimit: limit)
+    var last = tagA
+    for index in 0..<(limit * 10) {
+        let count = UInt16(truncatingIfNeeded: index * 2 + 1)
+        guard case .read(let serial) = state.cardPresented(reader: door, eventCount: count) else {
+            Issue.record("every tap is a new presentation")
+            return
+        }
+        // A phone: a random UID, known by its message, which differs on every tap.
+        last = TagIdentity.content([0xD1, 0x01, 0x03, 0x55, 0x04, UInt8(index & 0xFF), UInt8(index >> 8)])
+        #expect(
+            state.tagIdentified(
+                reader: door, serial: serial, identity: last, cooldown: .seconds(86_400), now: t0 + .seconds(index))
+                == .dispatch)
+        state.cardRemoved(reader: door)
+    }
+    #expect(state.rememberedCount <= limit + Presentations.pruneInterval)
+    // The newest dispatches are the ones kept: the last tag is still in its cooldown.
+    guard case .read(let again) = state.cardPresented(reader: door, eventCount: 0xFFFF) else { return }
+    #expect(
+        state.tagIdentified(
+            reader: door, serial: again, identity: last, cooldown: .seconds(86_400), now: t0 + .seconds(limit * 10))
+            == .suppressInCooldown(since: .seconds(1)))
+}
