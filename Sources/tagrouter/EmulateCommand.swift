@@ -42,6 +42,10 @@ struct EmulateCommand: AsyncParsableCommand {
             valueName: "path"))
     var timeline: String?
 
+    @Option(
+        help: "How long the tag takes to answer each command, such as 10ms (a real reader's pace); none by default.")
+    var answerDelay: String?
+
     private var content: Emulation.Content? {
         let given = [uri.map(Emulation.Content.uri), ndef.map(Emulation.Content.hex), file.map(Emulation.Content.file)]
             .compactMap { $0 }
@@ -56,7 +60,7 @@ struct EmulateCommand: AsyncParsableCommand {
         }
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         do {
-            try Emulation.validate(content: content, kind: tag, vpcd: vpcd, hold: hold)
+            try Emulation.validate(content: content, kind: tag, vpcd: vpcd, hold: hold, answerDelay: answerDelay)
         } catch {
             throw ValidationError(error.description)
         }
@@ -64,7 +68,9 @@ struct EmulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
-        let status = await Emulation.run(content: content, kind: tag, vpcd: vpcd, hold: hold, timeline: timeline)
+        let status = await Emulation.run(
+            content: content, kind: tag, vpcd: vpcd, hold: hold, timeline: timeline,
+            answerDelay: answerDelay)
         if status != 0 { throw ExitCode(status) }
     }
 }

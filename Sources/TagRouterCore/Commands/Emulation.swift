@@ -33,8 +33,11 @@ public enum Emulation {
     ///   - kind: `--tag`.
     ///   - vpcd: `--vpcd`.
     ///   - hold: `--hold`.
+    ///   - answerDelay: `--answer-delay`.
     /// - Throws: ``CommandFailure`` naming the option at fault.
-    public static func validate(content: Content, kind: String, vpcd: String, hold: String?) throws(CommandFailure) {
+    public static func validate(
+        content: Content, kind: String, vpcd: String, hold: String?, answerDelay: String? = nil
+    ) throws(CommandFailure) {
         guard VirtualTagKind(rawValue: kind) != nil else {
             throw CommandFailure("unknown --tag \(kind); use one of \(kinds.joined(separator: ", "))")
         }
@@ -49,6 +52,9 @@ public enum Emulation {
         if let hold, DurationText.parse(hold) == nil {
             throw CommandFailure("--hold \(hold) is not a duration such as 500ms, 10s or 2m")
         }
+        if let answerDelay, DurationText.parse(answerDelay) == nil {
+            throw CommandFailure("--answer-delay \(answerDelay) is not a duration such as 10ms")
+        }
     }
 
     /// Presents the tag until `hold` runs out or vpcd drops it, reporting progress on standard output.
@@ -59,10 +65,12 @@ public enum Emulation {
     ///   - hold: `--hold`; until Ctrl-C when nil.
     ///   - timeline: `--timeline`: a file to write what the tag saw and when, one JSON object a line, once the
     ///     tag is gone (docs/cli.md, "emulate").
+    ///   - answerDelay: `--answer-delay`: how long the tag takes to answer each command.
     /// - Returns: the exit status: 0 after the tag was presented and removed, 1 (with one sentence on standard
     ///   error) when vpcd cannot be reached, the message does not fit the tag or the timeline cannot be written.
     public static func run(
-        content: Content, kind: String, vpcd: String, hold: String?, timeline: String? = nil
+        content: Content, kind: String, vpcd: String, hold: String?, timeline: String? = nil,
+        answerDelay: String? = nil
     ) async -> Int32 {
         do {
             let (host, port) = try address(vpcd)
@@ -70,7 +78,7 @@ public enum Emulation {
             let card = try kind.card(holding: try message(content))
             let recorder = timeline.map { _ in CardTimeline() }
             let presented = try VirtualReader(host: host, port: port, logger: ReaderCommands.logger)
-                .present(card, timeline: recorder)
+                .present(card, timeline: recorder, answerDelay: answerDelay.flatMap(DurationText.parse) ?? .zero)
             Terminal.print("presenting \(kind.rawValue) on vpcd \(host):\(port)")
             if let duration = hold.flatMap(DurationText.parse) {
                 await presented.hold(for: duration)
