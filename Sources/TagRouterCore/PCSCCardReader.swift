@@ -1,6 +1,6 @@
 public import Logging
 public import NFCTag
-public import PCSC
+import PCSC
 import Synchronization
 
 /// Reads taps through pcscd, each reader on a thread of its own with a pcsc-lite context of its own, so that taps
