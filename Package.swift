@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PCSC", "VirtualTag", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport", "MQTTClient",
+                "PCSC", "TagRouterCore", "VirtualTag", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport", "MQTTClient",
                 "MQTTTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

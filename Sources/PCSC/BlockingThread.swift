@@ -8,7 +8,9 @@ import Foundation
 /// back for every command. The thread lives until the owner is deinitialised; jobs still queued are run first.
 ///
 /// A context has one of its own unless it is given one (``PCSCContext/establish(logger:thread:)``): the router's
-/// card reader keeps one thread for all the contexts it establishes over time, and handles reader events on it.
+/// card reader keeps one per reader for all the contexts it establishes there over time, and the router's watcher
+/// one it waits on. A job queued behind a blocking wait runs when the wait ends: nothing else is queued on the
+/// watcher's thread.
 public final class BlockingThread: TaskExecutor, Sendable {
     private let queue: JobQueue
 
@@ -49,30 +51,6 @@ public final class BlockingThread: TaskExecutor, Sendable {
         }
     }
 
-    /// Runs a blocking wait on the thread that another job may cut short: while `body` runs, the first job
-    /// queued behind it calls `interrupt`, which must make `body` return soon (`SCardCancel`). When jobs are
-    /// already waiting, `body` is not run and the result is `nil`: the caller lets them run first
-    /// (`Task.yield()` on the thread) and calls again.
-    ///
-    /// This lets the router watch pcscd on the thread its taps run on (``ReaderWatcher``'s `thread`): a card's
-    /// event comes back on the thread that reads the card. A job queued in the instant before pcsc-lite starts
-    /// the wait can miss the interrupt; it then runs when the wait ends by itself (its time slice, or the next
-    /// reader event).
-    /// - Parameters:
-    ///   - body: the blocking wait.
-    ///   - interrupt: ends the wait early; called on the thread that queues the job.
-    /// - Returns: what `body` returned, or `nil` when it did not run.
-    /// - Throws: what `body` threw.
-    func runInterruptibly<T: Sendable>(
-        _ body: @escaping @Sendable () throws -> T, interrupt: @escaping @Sendable () -> Void
-    ) async throws -> T? {
-        try await run { [queue] () throws -> T? in
-            guard queue.armInterrupt(interrupt) else { return nil }
-            defer { queue.disarmInterrupt() }
-            return try body()
-        }
-    }
-
     /// Queues `body` without waiting for it (used to release handles from `deinit`).
     func post(_ body: @escaping @Sendable () -> Void) {
         queue.enqueue(body)
@@ -93,7 +71,6 @@ private final class JobQueue: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var isStopped = false
     private var worker: pthread_t?
-    private var interrupt: (@Sendable () -> Void)?
 
     /// Whether the caller runs on the queue's thread.
     var isCurrentThread: Bool {
@@ -106,26 +83,7 @@ private final class JobQueue: @unchecked Sendable {
     func enqueue(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
-        let interrupt = self.interrupt
-        self.interrupt = nil
         condition.signal()
-        condition.unlock()
-        interrupt?()
-    }
-
-    /// Sets the interrupt of the wait about to run on the thread; `false` (and nothing set) when jobs wait.
-    func armInterrupt(_ interrupt: @escaping @Sendable () -> Void) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard jobs.isEmpty else { return false }
-        self.interrupt = interrupt
-        return true
-    }
-
-    /// Clears the interrupt once the wait is over.
-    func disarmInterrupt() {
-        condition.lock()
-        interrupt = nil
         condition.unlock()
     }
 

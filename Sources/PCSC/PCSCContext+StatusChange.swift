@@ -19,21 +19,18 @@ struct ReaderState: Sendable, Hashable {
 extension PCSCContext {
     /// Waits until one of `states` differs from what pcscd sees, or `timeout` passes, on the context's thread.
     ///
-    /// Cancelling the task calls `SCardCancel`, which ends the wait with `SCARD_E_CANCELLED`. So does a job queued
-    /// on the thread meanwhile; when jobs already wait there, this does not wait at all and returns `nil`, for
-    /// the caller to let them run first (``BlockingThread/runInterruptibly(_:interrupt:)``).
+    /// Cancelling the task calls `SCardCancel`, which ends the wait with `SCARD_E_CANCELLED`. The thread runs
+    /// nothing else meanwhile: keep card I/O on other threads (the router's card reader has one per reader).
     /// - Parameters:
     ///   - states: the readers and the states the caller believes they are in.
     ///   - timeout: milliseconds; `PCSCLibrary.infiniteTimeout` to wait for ever.
-    /// - Returns: the same entries with `eventState` and `atr` filled in; `nil` when other jobs came first.
+    /// - Returns: the same entries with `eventState` and `atr` filled in.
     /// - Throws: ``PCSCError`` from `SCardGetStatusChange`.
-    func waitForChange(_ states: [ReaderState], timeout: UInt32) async throws -> [ReaderState]? {
+    func waitForChange(_ states: [ReaderState], timeout: UInt32) async throws -> [ReaderState] {
         let handle = handle
         return try await withTaskCancellationHandler {
-            try await thread.runInterruptibly {
+            try await thread.run {
                 try Self.getStatusChange(handle, states: states, timeout: timeout)
-            } interrupt: {
-                _ = SCardCancel(handle)
             }
         } onCancel: {
             _ = SCardCancel(handle)

@@ -7,6 +7,9 @@ public import Logging
 /// hotplug). When pcscd stops or restarts it reports ``ReaderEvent/serviceLost(_:)``, retries with backoff
 /// (100 ms doubling to 5 s), reports ``ReaderEvent/serviceBack`` and carries on. Cancelling the iterating task,
 /// or calling ``stop()``, ends the sequence promptly (`SCardCancel`).
+///
+/// A wait holds its thread until a reader changes or the wait's 2 s slice ends, so cards are read on other
+/// threads (the router's card reader has one per reader).
 public struct ReaderWatcher: AsyncSequence, Sendable {
     /// The element type: reader events.
     public typealias Element = ReaderEvent
@@ -14,7 +17,9 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
     let logger: Logger
     let firstRetryDelay: Duration
     let longestRetryDelay: Duration
-    let waitSlice: UInt32
+    /// Each wait ends after this many milliseconds without a change and starts again: a stop that lands just
+    /// before a wait starts is then noticed within this time instead of never. Tests lengthen it.
+    var waitSlice: UInt32 = 2_000
     let thread: BlockingThread?
     let stopSignal = WatchStop()
 
@@ -23,9 +28,9 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
     ///   - logger: where the watcher logs.
     ///   - firstRetryDelay: the first wait before re-establishing a lost context.
     ///   - longestRetryDelay: the wait stops doubling here.
-    ///   - thread: the thread to wait on; one of its own by default. The router passes its card thread, where
-    ///     it handles the events: a job queued there ends the wait, which lets it run and then waits again
-    ///     (``BlockingThread/runInterruptibly(_:interrupt:)``).
+    ///   - thread: the thread to wait on; one of its own for each context by default. The router passes one it
+    ///     also handles the events on, so that an event reaches it with no thread hop; nothing else may queue
+    ///     work there, which would wait for the wait to end.
     public init(
         logger: Logger, firstRetryDelay: Duration = .milliseconds(100), longestRetryDelay: Duration = .seconds(5),
         thread: BlockingThread? = nil
@@ -34,9 +39,6 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         self.thread = thread
         self.firstRetryDelay = firstRetryDelay
         self.longestRetryDelay = longestRetryDelay
-        // Each wait ends after this many milliseconds without a change and starts again: a cancellation that
-        // lands just before a wait starts is then noticed within this time instead of never.
-        self.waitSlice = 2_000
     }
 
     /// Ends every iteration of this watcher: the next call to `next()`, or the one waiting now, returns `nil`.
@@ -105,12 +107,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                     pending += state.readersListed(try await context.readers())
                     if !pending.isEmpty { return }
                 }
-                guard let states = try await context.waitForChange(state.statesToWatch(), timeout: watcher.waitSlice)
-                else {
-                    // Other work waits on the thread: let it run first.
-                    await Task.yield()
-                    return
-                }
+                let states = try await context.waitForChange(state.statesToWatch(), timeout: watcher.waitSlice)
                 retryDelay.reset()
                 let (events, relist) = state.statesChanged(states)
                 pending += events
@@ -154,8 +151,6 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                 return
             case PCSCError.cancelled:
                 if Task.isCancelled || watcher.stopSignal.isStopped { throw CancellationError() }
-                // A job queued on the thread ended the wait: let it run, then wait again.
-                await Task.yield()
             case PCSCError.unknownReader:
                 needsReaderList = true
             default:

@@ -60,17 +60,19 @@ public enum Emulation {
     ///   - hold: `--hold`; until Ctrl-C when nil.
     ///   - timeline: `--timeline`: a file to write what the tag saw and when, one JSON object a line, once the
     ///     tag is gone (docs/cli.md, "emulate").
+    ///   - answerDelay: `--answer-delay`: how long the tag takes to answer each command.
     /// - Returns: the exit status: 0 after the tag was presented and removed, 1 (with one sentence on standard
     ///   error) when vpcd cannot be reached, the message does not fit the tag or the timeline cannot be written.
     public static func run(
-        content: Content, kind: Kind, vpcd: HostAndPort, hold: Duration?, timeline: String? = nil
+        content: Content, kind: Kind, vpcd: HostAndPort, hold: Duration?, timeline: String? = nil,
+        answerDelay: Duration = .zero
     ) async -> Int32 {
         do {
             let (host, port) = (vpcd.host, vpcd.port)
             let card = try kind.card(holding: try message(content))
             let recorder = timeline.map { _ in CardTimeline() }
             let presented = try VirtualReader(host: host, port: port, logger: ReaderCommands.logger)
-                .present(card, timeline: recorder)
+                .present(card, timeline: recorder, answerDelay: answerDelay)
             Terminal.print("presenting \(kind.rawValue) on vpcd \(host):\(port)")
             if let duration = hold {
                 await presented.hold(for: duration)

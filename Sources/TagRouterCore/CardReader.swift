@@ -13,12 +13,22 @@ public protocol CardReader: Sendable {
     /// Forgets any connection state: pcscd was lost, or the router is stopping.
     func reset() async
 
-    /// The thread reads run on, if they have one of their own: the router handles reader events there, so a tap
-    /// reaches its first command without another thread hop. `nil` (the default): Swift's global executor.
-    var executor: (any TaskExecutor)? { get }
+    /// Forgets what is kept for one reader: it went away.
+    /// - Parameter reader: the reader name.
+    func readerRemoved(_ reader: String)
+
+    /// The thread reads on `reader` run on, if they have one of their own: the router runs each tap there from
+    /// its start to its dispatch, so that it reaches its first command with one thread hop and taps on other
+    /// readers never wait for it. `nil` (the default): Swift's global executor.
+    /// - Parameter reader: the reader name.
+    /// - Returns: the executor, or `nil`.
+    func executor(for reader: String) -> (any TaskExecutor)?
 }
 
 extension CardReader {
+    /// Nothing kept per reader.
+    public func readerRemoved(_ reader: String) {}
+
     /// No thread of its own.
-    public var executor: (any TaskExecutor)? { nil }
+    public func executor(for reader: String) -> (any TaskExecutor)? { nil }
 }

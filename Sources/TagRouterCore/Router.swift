@@ -31,6 +31,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         public var now: @Sendable () -> ContinuousClock.Instant
         /// Called with the name of each accepted reader that appears (MQTT's Home Assistant discovery).
         public var readerAdded: @Sendable (String) -> Void = { _ in }
+        /// Where the events are handled: `tagrouter run` passes the thread its ``PCSC/ReaderWatcher`` waits on, so
+        /// that an event reaches the router with no thread hop (taps run elsewhere: ``CardReader/executor(for:)``).
+        /// `nil`, the default: Swift's global executor.
+        public var eventExecutor: (any TaskExecutor)?
         /// Ends the event sequence on graceful shutdown (``PCSC/ReaderWatcher/stop()``), so that the router stops
         /// watching while the taps in progress finish. The default does nothing: the events then end only when
         /// the sequence does, or when the router is cancelled.
@@ -85,16 +89,16 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
 
     /// Watches and dispatches until graceful shutdown or cancellation.
     ///
-    /// The events are handled on the card reader's thread (``CardReader/executor``), where each tap starts at
-    /// once, reads its tag, decides and dispatches. The daemon's watcher waits on that thread too, so there is no
-    /// thread hop from pcscd's event to the first command, and a webhook's request starts on the same thread
-    /// (docs/development.md, "The path of one tap" and "Tap latency"). What may wait leaves that thread: commands
-    /// run on Swift's global executor (`CommandRunner`), webhook attempts continue there once they reach the HTTP
-    /// client's event loop. The events are iterated directly: ServiceLifecycle's `cancelOnGracefulShutdown()`
-    /// would merge them with the shutdown signal through child tasks, two more hops per event;
-    /// ``Configuration/stopEvents`` ends them instead.
+    /// The events are handled where the watcher waits (``Configuration/eventExecutor``); each tap starts at once
+    /// and runs on its reader's thread (``CardReader/executor(for:)``), where it reads its tag, decides and
+    /// dispatches: one thread hop from pcscd's event to the first command, and taps on other readers go on at
+    /// the same time. A webhook's request starts on the reader's thread (docs/development.md, "The path of one
+    /// tap" and "Tap latency"). What may wait leaves that thread: commands run on Swift's global executor
+    /// (`CommandRunner`), webhook attempts continue there once they reach the HTTP client's event loop. The events
+    /// are iterated directly: ServiceLifecycle's `cancelOnGracefulShutdown()` would merge them with the shutdown
+    /// signal through child tasks, two more hops per event; ``Configuration/stopEvents`` ends them instead.
     public func run() async {
-        await withTaskExecutorPreference(cardReader.executor) {
+        await withTaskExecutorPreference(configuration.eventExecutor) {
             await withDiscardingTaskGroup { group in
                 await withGracefulShutdownHandler {
                     for await event in events {
@@ -103,7 +107,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                         }
                         if let tap = handle(event) {
                             // Immediate: the tap runs on this thread up to its first real suspension.
-                            group.addImmediateTask {
+                            group.addImmediateTask(executorPreference: cardReader.executor(for: tap.reader)) {
                                 self.reporter.report(await self.process(tap))
                             }
                         }
@@ -130,6 +134,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             logger.info("reader.added", metadata: ["reader.name": "\(name)"])
             configuration.readerAdded(name)
         case .readerRemoved(let name):
+            cardReader.readerRemoved(name)
             guard configuration.acceptsReader(name) else { return nil }
             let count = presentations.withLock { $0.readerRemoved(reader: name) }
             metrics.readersPresent.record(count)

@@ -79,15 +79,16 @@ public enum RouterLauncher {
         let runner = CommandRunner(concurrency: settings.concurrency, environment: environment, logger: logger)
         let mqtt = makeMQTTPublisher(ruleSet: ruleSet, outbox: outbox, metrics: metrics, logger: logger)
         if let mqtt { services.append(mqtt) }
-        // The watcher waits on the card thread: a card's event comes back on the thread that reads it.
-        let cardReader = PCSCCardReader(logger: logger)
-        let watcher = ReaderWatcher(logger: logger, thread: cardReader.thread)
+        // The router handles the events on the thread the watcher waits on, and each tap on its reader's thread.
+        let watchThread = BlockingThread(name: "pcsc-watch")
+        let watcher = ReaderWatcher(logger: logger, thread: watchThread)
         var routerConfiguration = Router<ReaderWatcher>.Configuration(acceptsReader: settings.acceptsReader)
+        routerConfiguration.eventExecutor = watchThread
         routerConfiguration.stopEvents = { watcher.stop() }
         if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
         let router = Router(
             configuration: routerConfiguration, events: watcher,
-            cardReader: cardReader, rules: store,
+            cardReader: PCSCCardReader(logger: logger), rules: store,
             dispatch: worker.map {
                 .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, mqtt: mqtt, logger: logger))
             }

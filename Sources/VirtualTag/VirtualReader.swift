@@ -27,17 +27,21 @@ public struct VirtualReader: Sendable {
     ///   - limit: answer only this many command APDUs, then vanish without answering the next one (a tag
     ///     ripped away mid-read); `nil` for no limit.
     ///   - timeline: where to record what the card sees and when, for latency measurements; `nil` for nothing.
+    ///   - answerDelay: how long the card takes to answer each command, as a real reader and tag do (an
+    ///     ACR122U with an NTAG213: about 10 ms); none by default.
     /// - Returns: the presented card, to remove or watch.
     /// - Throws: ``VirtualTagError/connectionFailed(host:port:reason:)`` when vpcd cannot be reached.
     public func present(
-        _ card: some VirtualCard, answeringAtMost limit: Int? = nil, timeline: CardTimeline? = nil
+        _ card: some VirtualCard, answeringAtMost limit: Int? = nil, timeline: CardTimeline? = nil,
+        answerDelay: Duration = .zero
     ) throws -> PresentedCard {
         let socket = try VPCDSocket.connect(host: host, port: port)
         let presented = PresentedCard(socket: socket, card: card)
         var logger = logger
         logger[metadataKey: "vpcd.port"] = "\(port)"
         let session = CardSession(
-            card: card, socket: socket, limit: limit, presented: presented, timeline: timeline, logger: logger)
+            card: card, socket: socket, limit: limit, presented: presented, timeline: timeline,
+            answerDelay: answerDelay, logger: logger)
         let thread = Thread { session.run() }
         thread.name = "vpcd-card-\(port)"
         thread.start()
@@ -53,6 +57,7 @@ private struct CardSession<Card: VirtualCard>: Sendable {
     let limit: Int?
     let presented: PresentedCard
     let timeline: CardTimeline?
+    let answerDelay: Duration
     let logger: Logger
 
     func run() {
@@ -78,6 +83,10 @@ private struct CardSession<Card: VirtualCard>: Sendable {
             }
             timeline?.record(.command, message)
             let response = card.respond(to: message)
+            if answerDelay > .zero {
+                let (seconds, attoseconds) = answerDelay.components
+                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+            }
             answered += 1
             presented.answered(card)
             guard socket.send(response) else { break }

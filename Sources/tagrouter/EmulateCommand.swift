@@ -44,6 +44,10 @@ struct EmulateCommand: AsyncParsableCommand {
             valueName: "path"))
     var timeline: String?
 
+    @Option(
+        help: "How long the tag takes to answer each command, such as 10ms (a real reader's pace); none by default.")
+    var answerDelay: DurationArgument?
+
     private var content: Emulation.Content? {
         let given = [uri.map(Emulation.Content.uri), ndef.map(Emulation.Content.hex), file.map(Emulation.Content.file)]
             .compactMap { $0 }
@@ -68,7 +72,8 @@ struct EmulateCommand: AsyncParsableCommand {
     func run() async throws {
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         let status = await Emulation.run(
-            content: content, kind: tag, vpcd: vpcd, hold: hold?.duration, timeline: timeline)
+            content: content, kind: tag, vpcd: vpcd, hold: hold?.duration, timeline: timeline,
+            answerDelay: answerDelay?.duration ?? .zero)
         if status != 0 { throw ExitCode(status) }
     }
 }

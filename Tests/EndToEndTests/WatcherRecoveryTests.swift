@@ -137,47 +137,6 @@ extension WatcherRecoveryTests {
         }
     }
 
-    @Test func aJobQueuedOnTheThreadTheWatcherWaitsOnRunsAtOnceAndTheWatcherWaitsAgain() async throws {
-        try await withPCSCD { pcscd in
-            let thread = BlockingThread(name: "shared")
-            let watcher = ReaderWatcher(logger: logger, thread: thread)
-            let watching = Task {
-                await withTaskExecutorPreference(thread) {
-                    var seen: [ReaderEvent] = []
-                    for await event in watcher {
-                        seen.append(event)
-                        if case .cardPresented = event { break }
-                    }
-                    return seen
-                }
-            }
-            // Both readers reported: the watcher now waits on `thread`, in SCardGetStatusChange.
-            try await Task.sleep(for: .milliseconds(500))
-            let start = ContinuousClock.now
-            let context = try await PCSCContext.establish(logger: logger, thread: thread)
-            let elapsed = ContinuousClock.now - start
-            // The wait's own slice is 2 s: well before it, the queued job interrupted the wait.
-            #expect(elapsed < .seconds(1), "the job waited \(elapsed)")
-            await context.release()
-            // The watcher waited again and sees the next card.
-            let card = try Type2Card(model: .ntag213, message: [])
-            let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
-            let seen = await watching.value
-            #expect(seen.count == 3)
-            #expect(
-                Array(seen.prefix(2)) == [
-                    .readerAdded(pcscd.readerName(slot: 0)), .readerAdded(pcscd.readerName(slot: 1)),
-                ])
-            if case .cardPresented(let reader, _, _) = seen.last {
-                #expect(reader == pcscd.readerName(slot: 0))
-            } else {
-                Issue.record("expected cardPresented, got \(seen)")
-            }
-            watcher.stop()
-            await presented.remove()
-        }
-    }
-
     @Test func stoppingTheWatcherWhilePcscdIsAwayEndsItsBackoff() async throws {
         try await withPCSCD { pcscd in
             await pcscd.stop()
