@@ -139,7 +139,9 @@ public final class AssociationFetcher: Sendable {
     ///   - lastModified: the cached copy's `Last-Modified`, sent as `If-Modified-Since`.
     /// - Returns: the new body, or that the cached copy is current.
     /// - Throws: ``AssociationFetchError``: one sentence naming the domain and what went wrong.
-    public func fetch(_ domain: String, etag: String?, lastModified: String?) async throws(AssociationFetchError) -> Answer {
+    public func fetch(_ domain: String, etag: String?, lastModified: String?) async throws(AssociationFetchError)
+        -> Answer
+    {
         let timeout = configuration.timeout
         do {
             return try await withThrowingTaskGroup(of: Answer?.self) { group in

@@ -1,8 +1,8 @@
 import Foundation
-import Logging
-import TagActions
 import LiveAssociations
+import Logging
 import StateStore
+import TagActions
 import TagRouterCore
 import TagRules
 

@@ -1,6 +1,6 @@
 import Logging
-import TagActions
 import StateStore
+import TagActions
 
 /// `tagrouter history` (docs/cli.md): what the state database remembers.
 public enum HistoryListing {

@@ -1,6 +1,6 @@
 import Foundation
-import TagActions
 import StateStore
+import TagActions
 import TagRules
 
 /// Where commands look when no option says: the rules path and state directory for this user (root or not) and

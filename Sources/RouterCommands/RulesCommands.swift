@@ -1,7 +1,7 @@
 import Foundation
-import TagActions
 import LiveAssociations
 import StateStore
+import TagActions
 import TagRouterCore
 import TagRules
 

@@ -1,5 +1,5 @@
-import TagActions
 import StateStore
+import TagActions
 
 /// What `tagrouter aasa show` prints (docs/cli.md, "tagrouter aasa"), as text or JSON.
 struct ShowReport: Encodable {

@@ -44,7 +44,9 @@ public struct HistoryReport: Sendable, Hashable, Encodable {
             var line = "  \(Timestamp.rfc3339(milliseconds: delivery.createdAt))  \(state)"
             line += "  \(delivery.method) \(delivery.shownTarget)  rule=\(delivery.rule)  attempts=\(delivery.attempts)"
             line += "  status=\(delivery.lastStatus.map(String.init) ?? "-")"
-            if delivery.state == .pending { line += "  next=\(Timestamp.rfc3339(milliseconds: delivery.nextAttemptAt))" }
+            if delivery.state == .pending {
+                line += "  next=\(Timestamp.rfc3339(milliseconds: delivery.nextAttemptAt))"
+            }
             if let error = delivery.lastError, delivery.state != .delivered { line += "  error=\(Self.quoted(error))" }
             lines.append(line)
         }

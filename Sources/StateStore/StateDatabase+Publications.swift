@@ -11,7 +11,8 @@ extension StateDatabase {
         try read("read pending mqtt publications") { db in
             try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT * FROM deliveries WHERE kind = 'mqtt' AND state = 'pending' AND id > ? ORDER BY id LIMIT ?"
+                    sql:
+                        "SELECT * FROM deliveries WHERE kind = 'mqtt' AND state = 'pending' AND id > ? ORDER BY id LIMIT ?"
                 ),
                 arguments: [id, limit]
             ).map(Self.delivery)

@@ -2,8 +2,8 @@ import Foundation
 public import Logging
 import MQTTClient
 public import ServiceLifecycle
-import Synchronization
 public import StateStore
+import Synchronization
 public import TagRules
 
 /// Publishes `mqtt` actions to the rule set's broker: a `Service` that keeps one libmosquitto connection up for

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import MQTTClient
-import Synchronization
 import StateStore
+import Synchronization
 import TagRules
 
 /// The state of one ``MQTTPublisher`` run: the publications handed to libmosquitto, the acknowledgements not yet

@@ -100,7 +100,8 @@ final class WebhookSender: Sendable {
                 // A kept-alive connection the receiver closed as the request went out: once more, on a new one.
                 resent = true
             } catch {
-                return AttemptResult(verdict: Self.canNeverSucceed(error) ? .failed : .retry, error: "\(shown): \(Self.describe(error))")
+                return AttemptResult(
+                    verdict: Self.canNeverSucceed(error) ? .failed : .retry, error: "\(shown): \(Self.describe(error))")
             }
         }
     }
@@ -135,7 +136,9 @@ final class WebhookSender: Sendable {
         switch transport.proxy {
         case .direct: proxy = nil
         case .server(let url):
-            guard let parsed = WebhookProxy(url: url) else { throw WebhookSetupError("proxy '\(url)' is not http://host:port") }
+            guard let parsed = WebhookProxy(url: url) else {
+                throw WebhookSetupError("proxy '\(url)' is not http://host:port")
+            }
             proxy = parsed
         case nil:
             let components = URLComponents(string: delivery.target)
@@ -153,7 +156,9 @@ final class WebhookSender: Sendable {
         do {
             if let caFile = transport.caFile {
                 let roots = try NIOSSLCertificate.fromPEMFile(caFile)
-                guard !roots.isEmpty else { throw WebhookSetupError("tls ca \(caFile): no PEM certificate in the file") }
+                guard !roots.isEmpty else {
+                    throw WebhookSetupError("tls ca \(caFile): no PEM certificate in the file")
+                }
                 tls.additionalTrustRoots = [.certificates(roots)]
             }
             if let certificateFile = transport.certificateFile, let keyFile = transport.keyFile {

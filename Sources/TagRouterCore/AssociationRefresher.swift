@@ -1,10 +1,10 @@
 import Foundation
+public import LiveAssociations
 public import Logging
 import PeriodicWork
 public import ServiceLifecycle
-import Synchronization
-public import LiveAssociations
 public import StateStore
+import Synchronization
 import TagRules
 import UnixSignals
 

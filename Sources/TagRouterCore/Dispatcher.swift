@@ -1,8 +1,8 @@
 public import Foundation
 public import Logging
 import NDEF
-public import TagActions
 import StateStore
+public import TagActions
 import TagRules
 
 /// Renders the actions of every matched rule for a tap and has them carried out: the actions of one rule in the

@@ -1,9 +1,9 @@
 import Foundation
 public import Logging
 import NDEF
+import StateStore
 import Synchronization
 import TagActions
-import StateStore
 
 /// Writes log lines to standard error: `text` (one readable line) or `json` (one JSON object per line, for
 /// journald, Loki and friends). Metadata keys are dotted (`reader.name`, `rule.name`, …).

@@ -1,8 +1,8 @@
 import CoreMetrics
 import Foundation
 import Logging
-import TagActions
 import StateStore
+import TagActions
 import TagRules
 
 extension RouterLauncher {

@@ -1,11 +1,11 @@
 import Foundation
+import LiveAssociations
 public import Logging
 import PCSC
 import Prometheus
 import ServiceLifecycle
-import TagActions
-import LiveAssociations
 import StateStore
+import TagActions
 public import TagRules
 import UnixSignals
 

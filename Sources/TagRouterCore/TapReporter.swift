@@ -1,8 +1,8 @@
 import CoreMetrics
 import Foundation
 public import Logging
-import TagActions
 import StateStore
+import TagActions
 
 /// Turns a ``TapOutcome`` into the tap's log line, its metrics and its history row: the one place each is
 /// derived, so the three always agree (docs/operations.md, "Logs" and "Metrics").

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import HTTPTestSupport
-import Synchronization
 import StateStore
+import Synchronization
 import TagActions
 import Testing
 
@@ -92,7 +92,9 @@ struct WebhookDeliveryTests {
             try worker.enqueue(
                 WebhookRequest(url: "http://127.0.0.1:\(port)/hook", timeout: .seconds(1), eventID: eventID, rule: "r")
             )
-            let retrying = try await WorkerHarness.waitForDelivery(worker.database, eventID: eventID) { $0.attempts >= 2 }
+            let retrying = try await WorkerHarness.waitForDelivery(worker.database, eventID: eventID) {
+                $0.attempts >= 2
+            }
             #expect(retrying?.state == .pending)
             #expect(retrying?.lastStatus == nil)
             #expect(retrying?.lastError?.hasPrefix("POST http://127.0.0.1:\(port)/hook: ") == true)

@@ -113,7 +113,8 @@ struct WebhookHTTPTests {
 
     @Test("informational 1xx answers are skipped, and a chunked answer is read")
     func informationalAndChunkedAnswers() async throws {
-        let answer = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"
+        let answer =
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"
             + "HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nbusy \r\n3\r\nnow\r\n0\r\n\r\n"
         let server = try await HTTPTestServer.start { _, index in
             index == 0 ? .raw(Array(answer.utf8)) : .status(200)

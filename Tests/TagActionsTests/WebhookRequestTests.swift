@@ -34,10 +34,22 @@ struct WebhookRequestTests {
                 request(headers: [("X-Tag", "a\r\nEvil: yes")]),
                 "webhook of rule 'door': header 'X-Tag' contains a control character"
             ),
-            (request(headers: [("X-Tag", "a\nb")]), "webhook of rule 'door': header 'X-Tag' contains a control character"),
-            (request(headers: [("X-Tag", "a\u{0}b")]), "webhook of rule 'door': header 'X-Tag' contains a control character"),
-            (request(headers: [("X-Tag", "a\u{7}b")]), "webhook of rule 'door': header 'X-Tag' contains a control character"),
-            (request(headers: [("X-Tag", "a\u{7F}b")]), "webhook of rule 'door': header 'X-Tag' contains a control character"),
+            (
+                request(headers: [("X-Tag", "a\nb")]),
+                "webhook of rule 'door': header 'X-Tag' contains a control character"
+            ),
+            (
+                request(headers: [("X-Tag", "a\u{0}b")]),
+                "webhook of rule 'door': header 'X-Tag' contains a control character"
+            ),
+            (
+                request(headers: [("X-Tag", "a\u{7}b")]),
+                "webhook of rule 'door': header 'X-Tag' contains a control character"
+            ),
+            (
+                request(headers: [("X-Tag", "a\u{7F}b")]),
+                "webhook of rule 'door': header 'X-Tag' contains a control character"
+            ),
         ]
     )
     func invalid(request: WebhookRequest, message: String) {

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTestSupport
-import Logging
 import LiveAssociations
+import Logging
 import StateStore
 import TagActions
 import TagRules

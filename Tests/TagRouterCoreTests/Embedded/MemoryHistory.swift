@@ -1,5 +1,5 @@
-import Synchronization
 import StateStore
+import Synchronization
 import TagActions
 
 @testable import TagRouterCore
