@@ -92,9 +92,9 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     /// The events are handled where the watcher waits (``Configuration/eventExecutor``); each tap starts at once
     /// and runs on its reader's thread (``CardReader/executor(for:)``), where it reads its tag, decides and
     /// dispatches: one thread hop from pcscd's event to the first command, and taps on other readers go on at
-    /// the same time. A webhook's request starts on the reader's thread (docs/development.md, "The path of one
-    /// tap" and "Tap latency"). What may wait leaves that thread: commands run on Swift's global executor
-    /// (`CommandRunner`), webhook attempts continue there once they reach the HTTP client's event loop. The events
+    /// the same time. A webhook is inserted into the state database on the reader's thread and sent by the outbox
+    /// worker (docs/development.md, "The path of one tap"). What may wait leaves that thread: commands run on
+    /// Swift's global executor (`CommandRunner`), webhook attempts in the outbox worker's tasks. The events
     /// are iterated directly: ServiceLifecycle's `cancelOnGracefulShutdown()` would merge them with the shutdown
     /// signal through child tasks, two more hops per event; ``Configuration/stopEvents`` ends them instead.
     public func run() async {
