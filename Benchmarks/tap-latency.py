@@ -152,6 +152,12 @@ def main():
             values = [statistics.median(f[index] for f in results[s]) if results[s] else float("nan")
                       for s in subjects]
             print(f"{name:<26}" + "".join(f"{v:>12.3f}" for v in values))
+        # TagRouter's own time after the last card answer: its p50 and p99 (the rest of the tap is pcscd and the tag).
+        for subject in subjects:
+            values = sorted(f[2] for f in results[subject])
+            if values:
+                p99 = values[min(len(values) - 1, int(round(0.99 * (len(values) - 1))))]
+                print(f"{subject}: last command -> action p50 {statistics.median(values):.3f} ms, p99 {p99:.3f} ms")
         print("commands per tap: " + ", ".join(f"{s} {sorted({f[4] for f in results[s]})}" for s in subjects)
               + "; taps measured: " + ", ".join(f"{s} {len(results[s])}" for s in subjects))
         for subject in subjects[1:]:

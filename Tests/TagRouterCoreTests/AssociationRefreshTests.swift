@@ -142,13 +142,11 @@ struct AssociationRefreshTests {
         let fixture = try await AssociationFixture.start { _, _ in .hang }
         defer { Task { await fixture.stop() } }
         let fetcher = try fixture.fetcher(timeout: .milliseconds(700))
-        let started = ContinuousClock.now
         let (outcome, _) = await AssociationRefresh.refresh(
             domain, previous: nil, ruleSet: fixture.ruleSet, fetcher: fetcher, cache: nil)
-        let elapsed = ContinuousClock.now - started
         try await fetcher.shutdown()
+        // What ended the fetch is its own timeout, named as such (the server never answers).
         #expect(outcome == .failed("shop.example.test: no complete answer within 700 ms (timeout)"))
-        #expect(elapsed < .seconds(5))
     }
 
     /// TLS: a certificate from a CA the fetcher does not trust, and one from the trusted CA for another name
