@@ -43,6 +43,7 @@ extension FileParser {
                 error(node, "'open' is empty \(context) (write \"{uri}\" to open the tag's URI)")
                 return nil
             }
+            openSites.append((uri, node))
             return .open(uri)
         case "run": return parseRun(node, context: context).map { .run($0) }
         case "mqtt": return parseMQTT(node, context: context).map { .mqtt($0) }
@@ -104,6 +105,13 @@ extension FileParser {
             guard let element = template(item, "an argv element") else { return nil }
             run.argv.append(element)
         }
+        guard run.argv[0].isStatic else {
+            error(
+                list[list.startIndex],
+                "the program '\(run.argv[0])' has a placeholder: write it literally "
+                    + "(tag data may only be a later argument)")
+            return nil
+        }
         checkProgram(run.argv[0], node: list[list.startIndex])
         return run
     }
@@ -136,6 +144,15 @@ extension FileParser {
         guard prefix.hasPrefix("http://") || prefix.hasPrefix("https://") else {
             let shown = url.isStatic ? url.description : (urlItem.value.scalar?.string ?? "")
             error(urlItem.value, "webhook url '\(shown)' is not http:// or https://")
+            return nil
+        }
+        // The receiver is the rule's: its Authorization header and signature go wherever the host points.
+        let authority = url.staticPrefix.drop { $0 != ":" }.dropFirst(3)
+        if !url.isStatic, !authority.contains(where: { "/?#".contains($0) }) {
+            error(
+                urlItem.value,
+                "webhook url '\(url)' has a placeholder in its host or port: write the receiver literally "
+                    + "(placeholders may only go in the path and query)")
             return nil
         }
         var webhook = WebhookAction(

@@ -37,6 +37,11 @@ extension FileParser {
                 settings.username = string(item.value, "'username'").flatMap { $0.value.isEmpty ? nil : $0.value }
             case "password":
                 settings.password = string(item.value, "'password'").flatMap { $0.value.isEmpty ? nil : $0.value }
+                if settings.password != nil, !endpoint.usesTLS, !Self.isLoopback(endpoint.host) {
+                    warning(
+                        item.value,
+                        "the MQTT password goes over plain mqtt://, readable on the network (use mqtts://)")
+                }
             case "clientId":
                 guard let (id, shown) = string(item.value, "'clientId'") else { continue }
                 if id.isEmpty || id.utf8.count > 64
@@ -152,6 +157,14 @@ extension FileParser {
             return nil
         }
         return (host, port, scheme == "mqtts")
+    }
+
+    /// Whether a broker host is this machine (`localhost`, `127.0.0.0/8`, `::1`): a password sent there over
+    /// plain `mqtt://` never crosses a network.
+    static func isLoopback(_ host: String) -> Bool {
+        let lower = host.lowercased()
+        return lower == "localhost" || lower.hasSuffix(".localhost") || lower == "::1"
+            || (lower.hasPrefix("127.") && lower.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") })
     }
 
     /// `tagrouter-<hostname>`, the host name reduced to letters, digits and `-`.

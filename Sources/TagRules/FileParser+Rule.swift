@@ -40,6 +40,7 @@ extension FileParser {
         }
         var conditions: MatchConditions?
         var actions: [Action] = []
+        openSites = []
         var continues = false
         var cooldown = defaultCooldown
         for item in items {
@@ -69,9 +70,27 @@ extension FileParser {
         }
         let errorsAfter = diagnostics.count { $0.severity == .error }
         guard errorsAfter == errorsBefore, var conditions else { return nil }
+        if conditions.allowedSchemes == nil {
+            for site in openSites where !Self.hasLiteralScheme(site.uri) {
+                warning(
+                    site.node,
+                    "'open' takes the URI's scheme from the tag and the rule's match allows any scheme: the tag "
+                        + "chooses the program that opens it (add 'schemes' or 'domains' to 'match')")
+            }
+        }
         conditions.live?.rule = name
         return Rule(
             name: name, location: location(nameNode ?? node), actions: actions, continues: continues,
             cooldown: cooldown, conditions: conditions)
+    }
+
+    /// Whether a template's scheme is written in the rule (its fixed text starts with `scheme:`), not taken from
+    /// the tag.
+    static func hasLiteralScheme(_ uri: Template) -> Bool {
+        if uri.isStatic { return true }
+        guard let colon = uri.staticPrefix.firstIndex(of: ":") else { return false }
+        let scheme = uri.staticPrefix[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
+        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 }

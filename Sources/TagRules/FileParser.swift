@@ -13,6 +13,8 @@ final class FileParser {
     var diagnostics: [Diagnostic] = []
     var rules: [Rule] = []
     var ruleCount = 0
+    /// The `open` actions of the rule being parsed, with their nodes (for the scheme warning of `parseRule`).
+    var openSites: [(uri: Template, node: Node)] = []
     /// Rule names already taken, across files.
     var knownNames: [String: SourceLocation]
 

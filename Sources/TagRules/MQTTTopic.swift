@@ -29,14 +29,23 @@ public enum MQTTTopic {
         "\(prefix)/\(readerID(reader))/tag"
     }
 
-    /// A placeholder value made safe for a topic: `/`, `+`, `#` and NUL become `_`, so a value never adds a
-    /// level or a wildcard.
-    /// - Parameter value: the value from the tag.
+    /// A placeholder value made safe for a topic: `/`, `+`, `#`, NUL and every other control character become
+    /// `_`, so a value never adds a level or a wildcard; so does a `$` that would start a topic level, so a
+    /// value never names a broker's `$SYS`-style topic.
+    /// - Parameters:
+    ///   - value: the value from the tag.
+    ///   - startsLevel: whether the value comes first in its topic level (at the start of the topic or after a
+    ///     `/`).
     /// - Returns: the value for the topic.
-    public static func level(_ value: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                value.unicodeScalars.map { "/+#\0".unicodeScalars.contains($0) ? "_" : $0 }))
+    public static func level(_ value: String, startsLevel: Bool = false) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            let replaced =
+                "/+#".unicodeScalars.contains(scalar) || scalar.properties.generalCategory == .control
+                || (scalar == "$" && startsLevel && scalars.isEmpty)
+            scalars.append(replaced ? "_" : scalar)
+        }
+        return String(scalars)
     }
 
     /// Why a topic name is invalid (a wildcard, NUL, empty, or starting with an empty level), or nil.

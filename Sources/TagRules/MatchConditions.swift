@@ -23,6 +23,14 @@ struct MatchConditions: Sendable {
             + "(tagrouter aasa refresh fetches it)"
     }
 
+    /// The URI schemes the conditions let through, lower-cased: `schemes` if given, else `http` and `https` with
+    /// `domains` (a live `aasa` sets them too); nil when any scheme passes (docs/rules.md, "What a tag may
+    /// choose").
+    var allowedSchemes: Set<String>? {
+        if let schemes { return Set(schemes) }
+        return domains == nil ? nil : ["http", "https"]
+    }
+
     /// Whether the rule looks at the URI at all.
     var needsURI: Bool { domains != nil || schemes != nil || components != nil || live != nil }
 

@@ -17,6 +17,12 @@ public struct Rule: Sendable {
     /// of the conditions' arrays.
     private(set) var matcher: Matcher
 
+    /// The URI schemes the rule's `match` lets through, lower-cased: its `schemes`, or `http` and `https` for a
+    /// rule with `domains` (or a live `aasa`) and no `schemes`; nil when the rule matches tags whatever their
+    /// scheme (by UID, reader, MIME type, text, `any`…). An `open` action of such a rule should open only
+    /// `http` and `https` URIs and these schemes (docs/rules.md, "What a tag may choose").
+    public var allowedSchemes: Set<String>? { matcher.conditions.allowedSchemes }
+
     /// The conditions.
     var conditions: MatchConditions { matcher.conditions }
 

@@ -96,6 +96,27 @@ struct RuleLoader {
         let parser = FileParser(
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
         parser.knownMQTT = mqttLocation
+        // Non-scalar keys first, without composing: an alias key makes composing exponential (MappingKeyCheck).
+        if let problem = MappingKeyCheck.firstProblem(in: text) {
+            let (line, column) = parser.insideText(line: problem.line, column: problem.column)
+            parser.report(line: line, column: column, problem.message)
+        } else {
+            compose(text, into: parser)
+        }
+        knownNames = parser.knownNames
+        mqtt = mqtt ?? parser.mqttSettings
+        mqttLocation = parser.knownMQTT
+        mqttActionSites += parser.mqttActionSites
+        ruleCount += parser.ruleCount
+        rules += parser.rules
+        // Aliases make one node appear several times; report each problem once.
+        var seen = Set<Diagnostic>()
+        diagnostics += parser.diagnostics.filter { seen.insert($0).inserted }
+            .sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }
+
+    /// Composes the file's YAML and parses it into `parser`'s rules and diagnostics.
+    private func compose(_ text: String, into parser: FileParser) {
         do {
             // The basic resolver leaves every scalar a string: no regular expression per scalar (10,000 rules load
             // several times faster); booleans are recognized by FileParser.bool. The encoding is given because
@@ -111,15 +132,5 @@ struct RuleLoader {
         } catch {
             parser.report(line: 0, column: 0, "cannot parse YAML: \(error)")
         }
-        knownNames = parser.knownNames
-        mqtt = mqtt ?? parser.mqttSettings
-        mqttLocation = parser.knownMQTT
-        mqttActionSites += parser.mqttActionSites
-        ruleCount += parser.ruleCount
-        rules += parser.rules
-        // Aliases make one node appear several times; report each problem once.
-        var seen = Set<Diagnostic>()
-        diagnostics += parser.diagnostics.filter { seen.insert($0).inserted }
-            .sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     }
 }

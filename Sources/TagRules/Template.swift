@@ -24,7 +24,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         case json
         /// As is, but a CR or LF is an error: HTTP header values.
         case header
-        /// `/`, `+`, `#` and NUL replaced by `_`: MQTT topics (a value never adds a level or a wildcard).
+        /// `/`, `+`, `#`, control characters and a `$` starting a level replaced by `_`: MQTT topics (a value
+        /// never adds a level or a wildcard, nor names a `$` topic).
         case topic
     }
 
@@ -98,7 +99,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
                             message: "placeholder {\(placeholder.name)} would put a line break into an HTTP header")
                     }
                     out += value
-                case .topic: out += MQTTTopic.level(value)
+                case .topic: out += MQTTTopic.level(value, startsLevel: out.isEmpty || out.hasSuffix("/"))
                 }
             }
         }

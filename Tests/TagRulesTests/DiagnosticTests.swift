@@ -242,6 +242,83 @@ let catalogue: [DiagnosticCase] = [
         name: "webhook tls file that cannot be read",
         yaml: rule("    match: {any: true}\n    webhook: {url: 'https://e.com', tls: {ca: /nonexistent/ca.pem}}\n"),
         expected: ["f.yaml:5:47: error: 'ca' '/nonexistent/ca.pem' cannot be read"]),
+    // Issue 29: the tag never chooses a webhook's receiver, a command's program, or (unless the rule's match
+    // restricts the scheme) what program opens a URI.
+    DiagnosticCase(
+        name: "webhook url with a placeholder host",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://{host}/x'}\n"),
+        expected: [
+            "f.yaml:5:20: error: webhook url 'https://{host}/x' has a placeholder in its host or port: write the receiver literally (placeholders may only go in the path and query)"
+        ]),
+    DiagnosticCase(
+        name: "webhook url with a placeholder port",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://h.example:{uid}/'}\n"),
+        expected: [
+            "f.yaml:5:20: error: webhook url 'https://h.example:{uid}/' has a placeholder in its host or port: write the receiver literally (placeholders may only go in the path and query)"
+        ]),
+    DiagnosticCase(
+        name: "webhook url with a placeholder right after the host",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://h.example{path}'}\n"),
+        expected: [
+            "f.yaml:5:20: error: webhook url 'https://h.example{path}' has a placeholder in its host or port: write the receiver literally (placeholders may only go in the path and query)"
+        ]),
+    DiagnosticCase(
+        name: "webhook url with placeholders in the path and query",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://h.example:8443/{path}?u={uid}'}\n"),
+        expected: []),
+    DiagnosticCase(
+        name: "webhook url with a placeholder in the query only",
+        yaml: rule("    match: {any: true}\n    webhook: {url: 'https://h.example?u={uid}'}\n"),
+        expected: []),
+    DiagnosticCase(
+        name: "program from the tag", yaml: rule("    match: {any: true}\n    run: ['{uri}']\n"),
+        expected: [
+            "f.yaml:5:11: error: the program '{uri}' has a placeholder: write it literally (tag data may only be a later argument)"
+        ]),
+    DiagnosticCase(
+        name: "program path from the tag",
+        yaml: rule("    match: {any: true}\n    run: {argv: ['/usr/bin/{text}', x]}\n"),
+        expected: [
+            "f.yaml:5:18: error: the program '/usr/bin/{text}' has a placeholder: write it literally (tag data may only be a later argument)"
+        ]),
+    DiagnosticCase(
+        name: "open of the tag's URI in a rule matching by UID",
+        yaml: rule("    match: {uid: ['04A1']}\n    open: '{uri}'\n"),
+        expected: [
+            "f.yaml:5:11: warning: 'open' takes the URI's scheme from the tag and the rule's match allows any scheme: the tag chooses the program that opens it (add 'schemes' or 'domains' to 'match')"
+        ]),
+    DiagnosticCase(
+        name: "open with a scheme from the tag in an action list",
+        yaml: rule("    match: {any: true}\n    actions: [{open: '{scheme}://x'}]\n"),
+        expected: [
+            "f.yaml:5:22: warning: 'open' takes the URI's scheme from the tag and the rule's match allows any scheme: the tag chooses the program that opens it (add 'schemes' or 'domains' to 'match')"
+        ]),
+    DiagnosticCase(
+        name: "open with a literal scheme", yaml: rule("    match: {any: true}\n    open: 'https://e.com/?u={uid}'\n"),
+        expected: []),
+    DiagnosticCase(
+        name: "open of the tag's URI in a rule matching schemes",
+        yaml: rule("    match: {schemes: [spotify]}\n    open: '{uri}'\n"),
+        expected: []),
+    DiagnosticCase(
+        name: "open of the tag's URI in a rule matching domains",
+        yaml: rule("    match: {domains: [e.com]}\n    open: '{uri}'\n"),
+        expected: []),
+    // Issue 29: a mapping key is a string; a list, a mapping or an alias as a key is refused before composing.
+    DiagnosticCase(
+        name: "a list as a key", yaml: "version: 1\n? [a]\n: 1\nrules: []\n",
+        expected: ["f.yaml:2:3: error: a mapping key must be a string, not a list"]),
+    DiagnosticCase(
+        name: "a mapping as a key", yaml: "version: 1\nrules:\n  - {name: r, match: {any: true}, open: x, {a: 1}: 2}\n",
+        expected: ["f.yaml:3:44: error: a mapping key must be a string, not a mapping"]),
+    DiagnosticCase(
+        name: "an alias as a key", yaml: "version: 1\nx: &k name\nrules:\n  - {*k : r, match: {any: true}, open: x}\n",
+        expected: ["f.yaml:4:6: error: a mapping key must be a string, not an alias (aliases may only be values)"]),
+    DiagnosticCase(
+        name: "an alias as a value",
+        yaml:
+            "version: 1\nrules:\n  - {name: a, match: &m {any: true}, continue: true, open: x}\n  - {name: b, match: *m, open: y}\n",
+        expected: []),
 ]
 
 @Test(arguments: catalogue)
@@ -288,4 +365,18 @@ func validationCatalogue(fact: DiagnosticCase) {
             "f.yaml:4:23: error: domain '${HOST}/x' must not contain a path, query or fragment (use 'components')"
         ])
     #expect(!result.diagnostics.map(\.description).joined().contains("hunter2"))
+}
+
+/// Issue 29: the schemes a rule's match allows, for the opener to refuse others: `schemes` lower-cased, `http`
+/// and `https` for `domains`, nil (any) for a rule matching by UID.
+@Test func allowedSchemesFollowTheMatch() throws {
+    let yaml = """
+        version: 1
+        rules:
+          - {name: s, match: {schemes: [Spotify, tel], domains: [open]}, continue: true, open: '{uri}'}
+          - {name: d, match: {domains: [e.com]}, continue: true, open: '{uri}'}
+          - {name: u, match: {uid: ['04A1']}, open: 'https://e.com/'}
+        """
+    let ruleSet = try RuleSet.load(files: [("f.yaml", yaml)], environment: [:]).get()
+    #expect(ruleSet.rules.map(\.allowedSchemes) == [["spotify", "tel"], ["http", "https"], nil])
 }

@@ -28,6 +28,25 @@ import Testing
         ])
 }
 
+/// Issue 29: an alias to a deeply nested anchored structure used as a mapping KEY made composing take seconds
+/// (duplicate-key checks hash whole key nodes, about ×9 per level); such keys are refused before composing, at
+/// their place, in block (`? *z`) and flow (`{*z : 1}`) form.
+@Test(.timeLimit(.minutes(1)), arguments: [("? *a7\n: 1\n", 11, 3), ("k: {*a7 : 1}\n", 11, 5)])
+func aliasKeyBombIsRefusedBeforeComposing(key: String, line: Int, column: Int) {
+    var yaml = "version: 1\nrules: []\nx0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+    for level in 1...7 {
+        yaml += "x\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ",") + "]\n"
+    }
+    yaml += key
+    print("alias key bomb: \(yaml.utf8.count) bytes")
+    let result = RuleSet.load(files: [("bomb.yaml", yaml)], environment: [:])
+    #expect(
+        result.diagnostics.map(\.headline) == [
+            "bomb.yaml:\(line):\(column): error: a mapping key must be a string, not an alias (aliases may only be values)"
+        ])
+    #expect(result.ruleSet == nil)
+}
+
 @Test func nonUTF8FileIsADiagnostic() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rules-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

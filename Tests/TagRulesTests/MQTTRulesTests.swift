@@ -202,6 +202,39 @@ import Testing
             ])
     }
 
+    /// Issue 29: tag data in a topic level cannot carry control characters, nor start a level with `$` (the
+    /// broker's `$SYS`-style topics); a `$` inside a level stays.
+    @Test func placeholdersCannotAddControlCharactersOrADollarLevel() throws {
+        let action = "    mqtt: {topic: '{text}/x/{query.a}-{query.b}/{query.b}'}\n"
+        let set = try RuleSet.load(files: [("f.yaml", Self.file(action: action))], environment: [:]).get()
+        let event = RuleFixture.event(
+            uri: "https://e.example/?a=%7F%1B&b=%24x", texts: ["$SYS\u{1}\r\n\u{85}y"])
+        let actions = try set.rules[0].render(event: event, eventID: "e", time: "t")
+        guard case .mqtt(let mqtt) = actions.first else {
+            Issue.record("not an mqtt action: \(actions)")
+            return
+        }
+        #expect(mqtt.topic == "_SYS____y/x/__-$x/_x")
+    }
+
+    /// Issue 29: a password over plain `mqtt://` to another machine is a warning at the password; over
+    /// `mqtts://`, or to this machine, it is not.
+    @Test(arguments: [
+        (
+            "mqtt://broker.example",
+            ["f.yaml:4:13: warning: the MQTT password goes over plain mqtt://, readable on the network (use mqtts://)"]
+        ),
+        ("mqtts://broker.example", []),
+        ("mqtt://127.0.0.1:1884", []),
+        ("mqtt://localhost", []),
+    ])
+    func aPasswordOverPlainMQTTIsAWarning(url: String, expected: [String]) throws {
+        let mqtt = "mqtt:\n  url: '\(url)'\n  password: '${PW}'\n"
+        let result = RuleSet.load(files: [("f.yaml", Self.file(mqtt))], environment: ["PW": "hunter2"])
+        #expect(result.diagnostics.map(\.headline) == expected)
+        #expect(result.ruleSet != nil)
+    }
+
     @Test func aPlainPayloadIsNotJSONEscaped() throws {
         let set = try RuleSet.load(
             files: [("f.yaml", Self.file(action: "    mqtt: {payload: 'tag {text}'}\n"))], environment: [:]
