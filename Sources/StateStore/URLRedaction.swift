@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// URLs as logs and `history` show them: webhook URLs often carry tokens.
 public enum URLRedaction {

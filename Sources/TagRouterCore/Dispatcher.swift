@@ -64,7 +64,18 @@ public struct Dispatcher: Sendable {
                 rule: rule.name, result: .performed(actions.map { ActionOutcome(kind: $0.kind, result: .dryRun) }))
         }
         var outcomes: [ActionOutcome] = []
-        for action in actions {
+        for (action, written) in zip(actions, rule.actions) {
+            if case .open(let uri) = action, case .open(let template) = written, !rule.mayOpen(uri, from: template) {
+                // A tag never chooses what the desktop opens: only http, https and what the rule allows.
+                logger.warning(
+                    "open.refused: the scheme is not http, https or one the rule allows",
+                    metadata: ["rule.name": "\(rule.name)", "ndef.uri": "\(uri)"])
+                outcomes.append(
+                    ActionOutcome(
+                        kind: .open,
+                        result: .failed(reason: "refused to open \(uri): not http, https or a scheme the rule allows")))
+                continue
+            }
             outcomes.append(await performer.perform(action, rule: rule.name, document: document))
         }
         return RuleDispatch(rule: rule.name, result: .performed(outcomes))

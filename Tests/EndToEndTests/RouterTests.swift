@@ -149,6 +149,36 @@ import VirtualTag
         }
     }
 
+    /// A rule that matches by UID and opens `{uri}` opens what a cloned tag carries only when it is http or https:
+    /// a `file:` URI is refused and logged, never handed to the opener.
+    @Test func anOpenRuleMatchedByUIDNeverOpensAFileURI() async throws {
+        let bin = NSTemporaryDirectory() + "opener-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: bin) }
+        let opened = bin + "/opened.txt"
+        try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> \(opened)\n"
+            .write(toFile: bin + "/xdg-open", atomically: true, encoding: .utf8)
+        chmod(bin + "/xdg-open", 0o755)
+        let rules = """
+            version: 1
+            rules:
+              - name: by-uid
+                cooldown: 0
+                match: { uid: ["04A1B2C3D4E580"] }
+                open: "{uri}"
+
+            """
+        try await RouterHarness.with(rules: rules, environment: ["PATH": bin + ":/usr/bin:/bin"]) { harness in
+            let stranger = try harness.present(uri: "file:///etc/passwd")
+            try await harness.router.waitForLog("open.refused")
+            try await harness.remove(stranger, slot: 0, router: harness.router)
+            let own = try harness.present(uri: "https://example.com/door")
+            try await harness.router.waitForLog("action.outcome=\"open ok (exit 0)\"")
+            await own.remove()
+            #expect((try? String(contentsOfFile: opened, encoding: .utf8)) == "https://example.com/door\n")
+        }
+    }
+
     @Test func sigtermExitsZeroWithinFiveSeconds() async throws {
         try await RouterHarness.with(rules: Self.exampleRules) { harness in
             let (status, _) = try await harness.router.terminate(timeout: .seconds(5))
