@@ -8,16 +8,11 @@ extension StateDatabase {
     /// - Returns: the delivery with the row id it was given.
     /// - Throws: ``StateStoreError``.
     public func insert(_ delivery: Delivery) throws -> Delivery {
-        // One statement is atomic and durable in SQLite's implicit transaction: no BEGIN and COMMIT around it.
-        do {
-            return try pool.writeWithoutTransaction { db in
-                try Self.insertRow(delivery, db)
-                var inserted = delivery
-                inserted.id = db.lastInsertedRowID
-                return inserted
-            }
-        } catch {
-            throw StateStoreError("state database \(path): cannot store a delivery: \(error)")
+        try write("store a delivery") { db in
+            try Self.insertRow(delivery, db)
+            var inserted = delivery
+            inserted.id = db.lastInsertedRowID
+            return inserted
         }
     }
 

@@ -131,7 +131,8 @@ public final class OutboxWorker: Service, Sendable {
                     do {
                         try database.record(unrecorded)
                         inFlight.subtract(unrecorded.map(\.id))
-                        justRecorded = unrecorded.contains { $0.state == .pending }
+                        // A retry may now be due sooner, and a place is free: the waiting task's delay is stale.
+                        justRecorded = true
                         unrecorded.removeAll()
                         databaseFailedAt = nil
                     } catch {

@@ -24,11 +24,11 @@ final class Wakeup: Sendable {
 
     /// Waits for a signal, at most `timeout` if given, or until the task is cancelled.
     func wait(for timeout: Duration?) async {
-        // Without a timeout, no task group: a signal resumes this very task.
-        guard let timeout else { return await waitForSignal() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
-            group.addTask { try? await Task.sleep(for: timeout) }
+            if let timeout {
+                group.addTask { try? await Task.sleep(for: timeout) }
+            }
             await group.next()
             group.cancelAll()
         }
