@@ -19,27 +19,10 @@ tag, and Rss again. With --python it measures Benchmarks/baseline-tap.py (the pl
 pyscard + urllib) the same way instead.
 It prints figures and asserts nothing.
 """
-import argparse, collections, os, shutil, signal, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from private_pcscd import cpu_seconds, free_port_pair, start as start_pcscd, wait_for
+import argparse, collections, os, subprocess, sys, tempfile, time
+from private_pcscd import WebhookReceiver, cpu_seconds, finish, free_port_pair, start as start_pcscd, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-class Receiver(BaseHTTPRequestHandler):
-    """The webhook rule's receiver: answers 200 to every POST, so that the outbox stays empty."""
-    protocol_version = "HTTP/1.1"
-    received = 0
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        Receiver.received += 1
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
 
 
 def rollup(pid):
@@ -119,9 +102,8 @@ def main():
     work = tempfile.mkdtemp(prefix="idle-footprint-")
     port = free_port_pair()
     os.makedirs(f"{work}/rules")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    hook = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    receiver = WebhookReceiver()
+    hook = receiver.url
     with open(f"{work}/rules/idle.yaml", "w") as f:
         f.write("version: 1\nrules:\n"
                 "  - name: hook\n    match: { domains: [idle.example], paths: ['/hook/*'] }\n    cooldown: 0\n"
@@ -166,7 +148,7 @@ def main():
         used = cpu_seconds(process.pid) - before
         after = rollup(process.pid)
         anonymous = totals.get("Anonymous", 0)
-        taps = f", {args.taps} taps ({Receiver.received} webhooks received) and {args.settle:g} s" if args.taps else ""
+        taps = f", {args.taps} taps ({receiver.received} webhooks received) and {args.settle:g} s" if args.taps else ""
         print(f"{subject}, idle with two virtual readers, {args.settle:g} s after start-up{taps} "
               f"({threads(process.pid)} threads)")
         print(f"{'what':<44}{'KiB':>9}{'MiB':>8}")
@@ -187,16 +169,8 @@ def main():
                 print(f"{name:<44}{kib:>9.0f}")
         print(f"\nidle CPU over {args.idle:g} s: {used:.2f} s = {100 * used / args.idle:.3f} % of one core")
     finally:
-        if process:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=10)
-        pcscd.send_signal(signal.SIGTERM)
-        pcscd.wait(timeout=10)
-        server.shutdown()
-        if os.environ.get("BENCH_KEEP"):
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        receiver.shutdown()
+        finish(work, process, pcscd)
 
 
 if __name__ == "__main__":

@@ -32,27 +32,8 @@ holds (sqlite3_memory_used(): its page caches and statements), to tell a leak fr
 router before the first tap (sqlite3_soft_heap_limit64, with gdb), to see the series with SQLite's caches bounded
 without rebuilding the router.
 """
-import argparse, os, shutil, signal, socket, struct, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from private_pcscd import free_port_pair, start as start_pcscd, wait_for
-
-
-class Receiver(BaseHTTPRequestHandler):
-    """Answers 200 to every POST and counts them."""
-    protocol_version = "HTTP/1.1"
-    received = 0
-    lock = threading.Lock()
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        with Receiver.lock:
-            Receiver.received += 1
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+import argparse, os, signal, socket, struct, subprocess, sys, tempfile, threading, time
+from private_pcscd import WebhookReceiver, finish, free_port_pair, start as start_pcscd, wait_for
 
 
 def contactless_atr(historical):
@@ -194,11 +175,8 @@ def soak(args, binary, mode):
     work = tempfile.mkdtemp(prefix=f"memory-soak-{mode}-")
     port = free_port_pair()
     os.makedirs(f"{work}/rules")
-    Receiver.received = 0
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    hook = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    receiver = WebhookReceiver()
+    hook = receiver.url
     commands = f"{work}/commands.txt"
     with open(f"{work}/rules/soak.yaml", "w") as f:
         f.write("version: 1\nrules:\n  - name: soak\n    match: { any: true }\n"
@@ -229,7 +207,7 @@ def soak(args, binary, mode):
 
         def reading(taps, missed):
             expected = taps - missed
-            wait_for(lambda: count_lines(commands) >= expected and Receiver.received >= expected, 30)
+            wait_for(lambda: count_lines(commands) >= expected and receiver.received >= expected, 30)
             time.sleep(args.settle)
             values = status(router.pid)
             series.append((taps, values["RssAnon"]))
@@ -237,7 +215,7 @@ def soak(args, binary, mode):
             if args.probe:
                 sqlite, in_use = probe(router.pid, f"{work}/router.log")
                 probed = f"{in_use if in_use is not None else '?':>15}{sqlite if sqlite is not None else '?':>9}"
-            print(f"{taps:>7}{missed:>8}{count_lines(commands):>10}{Receiver.received:>10}"
+            print(f"{taps:>7}{missed:>8}{count_lines(commands):>10}{receiver.received:>10}"
                   f"{values['RssAnon']:>13}{values['VmRSS']:>11}{values['Threads']:>9}"
                   f"{time.monotonic() - started:>7.0f}" + probed, flush=True)
 
@@ -281,16 +259,8 @@ def soak(args, binary, mode):
                   f"bytes per tap)", flush=True)
         return series
     finally:
-        if router:
-            router.send_signal(signal.SIGTERM)
-            router.wait(timeout=20)
-        pcscd.send_signal(signal.SIGTERM)
-        pcscd.wait(timeout=10)
-        server.shutdown()
-        if os.environ.get("SOAK_KEEP"):
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        receiver.shutdown()
+        finish(work, router, pcscd, keep_variable="SOAK_KEEP", timeout=20)
 
 
 def main():

@@ -19,36 +19,16 @@ whole read. Pairs whose two ATRs are further apart than one lone read did not ov
 apart. --emulator presents the tags with another build (one whose `emulate` has --answer-delay) when --binary
 is an older build. It asserts nothing.
 """
-import argparse, json, os, re, shutil, signal, statistics, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from private_pcscd import free_port_pair, start as start_pcscd, wait_for
+import argparse, json, os, statistics, subprocess, sys, tempfile, time
+from private_pcscd import WebhookReceiver, finish, free_port_pair, start as start_pcscd, wait_for
 
-ARRIVALS = {}
-URI = re.compile(rb"https://bench\.example/[a-z0-9]+/[0-9]+")
+URI = rb"https://bench\.example/[a-z0-9]+/[0-9]+"
 
 
-class Receiver(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        arrived = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        match = URI.search(body.replace(b"\\/", b"/"))
-        if match:
-            ARRIVALS.setdefault(match.group().decode(), arrived)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-def measure(timeline, uri):
+def measure(timeline, arrived):
     """(ATR, ATR -> first command, ATR -> webhook) in ms for one tap; None when it was not seen."""
     entries = [json.loads(line) for line in open(timeline)]
     commands = [e["t_ns"] for e in entries if e["event"] == "command"]
-    arrived = ARRIVALS.get(uri)
     if not commands or arrived is None:
         return None
     atr = max(e["t_ns"] for e in entries if e["event"] == "atr" and e["t_ns"] <= commands[0])
@@ -70,9 +50,8 @@ def main():
     port = free_port_pair()
     for folder in ("rules", "timelines"):
         os.makedirs(f"{work}/{folder}")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    hook = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    receiver = WebhookReceiver(URI)
+    hook = receiver.url
     with open(f"{work}/rules/bench.yaml", "w") as f:
         f.write("version: 1\nrules:\n  - name: bench\n    cooldown: 0\n    match: { any: true }\n"
                 f'    webhook: {{ url: "{hook}" }}\n')
@@ -98,7 +77,7 @@ def main():
             if process.wait() != 0:
                 sys.exit("emulate failed; is --emulator a build with --answer-delay?")
         time.sleep(args.gap)
-        return [measure(timeline, uri) for _, uri, timeline in taps]
+        return [measure(timeline, receiver.arrivals.get(uri)) for _, uri, timeline in taps]
 
     try:
         log = open(f"{work}/router.log", "a")
@@ -137,16 +116,8 @@ def main():
             ratio = statistics.median(t[2] for t in slower) / statistics.median(t[2] for t in lone)
             print(f"slower of two together / lone, median ATR -> webhook: {ratio:.2f}")
     finally:
-        if router:
-            router.send_signal(signal.SIGTERM)
-            router.wait(timeout=10)
-        pcscd.send_signal(signal.SIGTERM)
-        pcscd.wait(timeout=10)
-        server.shutdown()
-        if os.environ.get("BENCH_KEEP"):
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        receiver.shutdown()
+        finish(work, router, pcscd)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """What the benchmark scripts share: a private pcscd with the vsmartcard vpcd driver, started in its own mount
-namespace on a socket of its own (PCSCLITE_CSOCK_NAME), free loopback ports, polling, and CPU time from /proc."""
-import os, socket, subprocess, time
+namespace on a socket of its own (PCSCLITE_CSOCK_NAME), free loopback ports, polling, CPU time from /proc, a
+webhook receiver on 127.0.0.1, and the clean-up at the end of a run."""
+import os, re, shutil, signal, socket, subprocess, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def free_port():
@@ -53,3 +55,55 @@ def start(work, port):
         pcscd.kill()
         raise SystemExit("pcscd did not start")
     return pcscd, env
+
+
+class WebhookReceiver:
+    """A webhook receiver on 127.0.0.1 (http.server, HTTP/1.1 keep-alive, 200 to every POST). It counts the
+    requests and, when `pattern` (bytes) finds a URI in a body, records when the first request naming that URI
+    arrived: CLOCK_MONOTONIC in ns, taken before the body is read. The URL to give a rule is `url`."""
+
+    def __init__(self, pattern=None):
+        self.received = 0
+        self.arrivals = {}
+        lock = threading.Lock()
+        uri = re.compile(pattern) if pattern else None
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                arrived = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                match = uri.search(body.replace(b"\\/", b"/")) if uri else None
+                with lock:
+                    receiver.received += 1
+                    if match:
+                        receiver.arrivals.setdefault(match.group().decode(), arrived)
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def shutdown(self):
+        self.server.shutdown()
+
+
+def finish(work, *processes, keep_variable="BENCH_KEEP", timeout=10):
+    """Stops the processes still set (SIGTERM, then waits up to `timeout` seconds each, in order), and removes the
+    work directory unless the environment variable `keep_variable` is set."""
+    for process in processes:
+        if process:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=timeout)
+    if os.environ.get(keep_variable):
+        print(f"kept {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)

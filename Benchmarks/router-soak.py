@@ -15,8 +15,8 @@ It starts a private pcscd (private mount namespace: root needed) with two virtua
      (utime+stime from /proc) and resident memory (VmRSS).
 It prints the figures; it asserts nothing about time.
 """
-import argparse, json, os, shutil, signal, subprocess, sys, tempfile, time
-from private_pcscd import cpu_seconds, free_port_pair, start as start_pcscd
+import argparse, json, os, subprocess, sys, tempfile, time
+from private_pcscd import cpu_seconds, finish, free_port_pair, start as start_pcscd
 
 
 def rss_kib(pid):
@@ -96,15 +96,7 @@ def main():
         print(f"idle {args.idle} s with two readers: {used:.2f} s CPU = {100 * used / args.idle:.3f} % of one core")
         print(f"resident memory: {rss_kib(router.pid) / 1024:.1f} MiB")
     finally:
-        if router:
-            router.send_signal(signal.SIGTERM)
-            router.wait(timeout=10)
-        pcscd.send_signal(signal.SIGTERM)
-        pcscd.wait(timeout=10)
-        if os.environ.get("SOAK_KEEP"):
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        finish(work, router, pcscd, keep_variable="SOAK_KEEP")
 
 
 if __name__ == "__main__":

@@ -22,30 +22,11 @@ tap, three stretches:
 and their sum, ATR -> action. It prints the median of each for both and the ratio of the medians of the sums.
 It asserts nothing.
 """
-import argparse, json, os, re, shutil, signal, statistics, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from private_pcscd import free_port, start as start_pcscd, wait_for
+import argparse, json, os, signal, statistics, subprocess, sys, tempfile, time
+from private_pcscd import WebhookReceiver, finish, free_port, start as start_pcscd, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ARRIVALS = {}
-URI = re.compile(rb"https://bench\.example/[a-z]+/[0-9]+")
-
-
-class Receiver(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        arrived = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        match = URI.search(body.replace(b"\\/", b"/"))
-        if match:
-            ARRIVALS.setdefault(match.group().decode(), arrived)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+URI = rb"https://bench\.example/[a-z]+/[0-9]+"
 
 
 def realtime_offset():
@@ -92,9 +73,8 @@ def main():
     port = free_port()
     for folder in ("rules", "timelines"):
         os.makedirs(f"{work}/{folder}")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    hook = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    receiver = WebhookReceiver(URI)
+    hook = receiver.url
     started = f"{work}/started.txt"
     record = ["/bin/sh", "-c", f'echo "$(date +%s%N) $1" >> {started}', "sh"]
     if args.action == "webhook":
@@ -137,7 +117,7 @@ def main():
                         seen = [int(line.split()[0]) - offset for line in lines if line.endswith(uri)]
                         arrived = seen[0] if seen else None
                     else:
-                        arrived = ARRIVALS.get(uri)
+                        arrived = receiver.arrivals.get(uri)
                     figures = stretches(timeline, arrived)
                     if figures is None:
                         print(f"{subject}: tap {uri} not seen", file=sys.stderr)
@@ -166,13 +146,8 @@ def main():
                     f[3] for f in results["script"])
                 print(f"{subject} / script, median ATR -> action: {ratio:.2f}")
     finally:
-        pcscd.send_signal(signal.SIGTERM)
-        pcscd.wait(timeout=10)
-        server.shutdown()
-        if os.environ.get("BENCH_KEEP"):
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        receiver.shutdown()
+        finish(work, pcscd)
 
 
 if __name__ == "__main__":
