@@ -160,7 +160,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["NDEF", "NFCTag"],
+            dependencies: ["NDEF", "NFCTag", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -197,7 +197,7 @@ let package = Package(
             name: "TagRouterCoreTests",
             dependencies: [
                 "TagRouterCore", "RouterCommands", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "PeriodicWork",
-                "StateStore", "LiveAssociations",
+                "StateStore", "LiveAssociations", "TestSupport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
+public import NIOSSL
 import Synchronization
 
 /// One request as the test server received it.
@@ -53,16 +53,22 @@ public final class HTTPTestServer: Sendable {
 
     /// Starts a server on `host` and `port` (0 = a free one) answering per `script`; HTTPS when `tls` names a
     /// certificate and key (PEM files, as ``TestCertificateAuthority`` issues them), and then, with
-    /// `clientCertificatesFrom` (a CA's PEM file), only for clients presenting a certificate that CA issued.
+    /// `clientCertificatesFrom` (a CA's PEM file), only for clients presenting a certificate that CA issued, and
+    /// with `maximumTLSVersion` speaking no newer TLS than that.
     public static func start(
         host: String = "127.0.0.1", port: Int = 0, tls: TestCertificateAuthority.Issued? = nil,
-        clientCertificatesFrom clientCA: String? = nil, script: @escaping Script
+        clientCertificatesFrom clientCA: String? = nil, maximumTLSVersion: TLSVersion? = nil,
+        script: @escaping Script
     ) async throws -> HTTPTestServer {
         let recorder = Recorder(script: script)
         let sslContext = try tls.map { issued in
             var configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(issued.certificate).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: issued.key, format: .pem)))
+            if let maximumTLSVersion {
+                configuration.minimumTLSVersion = .tlsv1
+                configuration.maximumTLSVersion = maximumTLSVersion
+            }
             if let clientCA {
                 configuration.certificateVerification = .noHostnameVerification
                 configuration.trustRoots = .file(clientCA)

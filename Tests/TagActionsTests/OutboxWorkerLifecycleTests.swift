@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import StateStore
 import TagActions
+import TestSupport
 import Testing
 
 @Suite("OutboxWorker as a Service")
@@ -95,7 +96,7 @@ struct OutboxWorkerDatabaseErrorTests {
             configuration.allowsUnsafeTransactions = true
             let locker = try DatabaseQueue(path: database.path, configuration: configuration)
             try locker.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
-            let log = LogRecorder()
+            let log = LogRecorder.Lines()
             let worker = OutboxWorker(
                 database: database, configuration: .init(userAgent: "tagrouter/test"), logger: log.logger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -125,7 +126,7 @@ extension OutboxWorkerLifecycleTests {
             // The first two requests hang until their attempt times out; every other request is answered.
             let server = try await HTTPTestServer.start { _, index in index < 2 ? .hang : .status(200) }
             let database = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
-            let log = LogRecorder()
+            let log = LogRecorder.Lines()
             let worker = OutboxWorker(
                 database: database,
                 configuration: .init(
@@ -151,7 +152,7 @@ extension OutboxWorkerLifecycleTests {
             }
             // Nothing else was sent while the two hanging requests held the two places: every later request
             // arrived after the first of them timed out.
-            let timedOut = try #require(log.lines("webhook attempt failed, will retry").first)
+            let timedOut = try #require(log.with(message: "webhook attempt failed, will retry").first)
             #expect(server.requests.dropFirst(2).allSatisfy { $0.receivedAt > timedOut.time })
             let sent = server.requests.compactMap { $0.header("X-TagRouter-Event") }
             // The two that hung were sent again after their timeout; the three others once each.

@@ -168,8 +168,21 @@ struct WebhookHTTPTests {
         }
         #expect(server.requests.count == 1)
         #expect(server.requests.first?.header("Host") == "localhost:\(server.port)")
-        let tls = try WebhookSender.tlsConfiguration(WebhookTransport(caFile: authority.certificate))
-        #expect(tls?.minimumTLSVersion == .tlsv12)
+        // A receiver that speaks nothing newer than TLS 1.1 is refused, with the webhook's own CA or without.
+        let old = try await HTTPTestServer.start(
+            tls: try authority.issue(for: "localhost"), maximumTLSVersion: .tlsv11
+        ) { _, _ in .status(201) }
+        defer { Task { try? await old.stop() } }
+        try await WorkerHarness.run { worker, _ in
+            for transport in [WebhookTransport(caFile: authority.certificate), WebhookTransport()] {
+                let refused = try await WorkerHarness.deliver(
+                    Self.request("https://localhost:\(old.port)/hook", retryFor: .zero, transport: transport),
+                    with: worker)
+                #expect(refused?.state == .failed)
+                #expect(refused?.lastError?.contains("TLS handshake failed") == true, "\(refused?.lastError ?? "")")
+            }
+        }
+        #expect(old.requests.isEmpty)
     }
 
     @Test("mutual TLS: the webhook's client certificate is presented; without it the receiver refuses")

@@ -80,7 +80,7 @@ struct WebhookRequestTests {
         ]
     )
     func redaction(url: String, shown: String) {
-        #expect(WebhookRequest.redacted(url) == shown)
+        #expect(URLRedaction.redacted(url) == shown)
     }
 
     @Test("the signature is HMAC-SHA256 of \"<timestamp>.<body>\" (vectors computed with Python's hmac)")

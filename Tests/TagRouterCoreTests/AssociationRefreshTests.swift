@@ -5,6 +5,7 @@ import Logging
 import StateStore
 import TagActions
 import TagRules
+import TestSupport
 import Testing
 
 @testable import TagRouterCore

@@ -9,6 +9,7 @@ import ServiceLifecycleTestKit
 import StateStore
 import TagActions
 import TagRules
+import TestSupport
 import Testing
 
 @testable import TagRouterCore

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TagRules
+import TestSupport
 import Testing
 
 @testable import TagRouterCore

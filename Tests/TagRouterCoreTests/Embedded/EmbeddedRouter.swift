@@ -7,6 +7,7 @@ import Prometheus
 import Synchronization
 import TagActions
 import TagRules
+import TestSupport
 
 @testable import TagRouterCore
 
