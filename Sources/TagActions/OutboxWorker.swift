@@ -118,14 +118,12 @@ public final class OutboxWorker: Service, Sendable {
         var generator = SystemRandomNumberGenerator()
         var inFlight: Set<Int64> = []
         var unrecorded: [DeliveryOutcome] = []
-        var running = 0
         var databaseFailedAt: ContinuousClock.Instant?
         await withTaskGroup(of: Event.self) { group in
             var isWaiting = false
-            var justRecorded = false
             while true {
                 let stopping = isStopping.load(ordering: .relaxed) || Task.isCancelled
-                justRecorded = false
+                var justRecorded = false
                 let databaseResting = databaseFailedAt.map { ContinuousClock.now - $0 < .seconds(1) } ?? false
                 if !unrecorded.isEmpty && !databaseResting {
                     do {
@@ -143,7 +141,6 @@ public final class OutboxWorker: Service, Sendable {
                     do {
                         for delivery in try takeDue(room: configuration.maxInFlight - inFlight.count, inFlight) {
                             inFlight.insert(delivery.id)
-                            running += 1
                             group.addImmediateTask { .attempted(delivery, await sender.attempt(delivery)) }
                         }
                         if unrecorded.isEmpty { databaseFailedAt = nil }
@@ -151,6 +148,8 @@ public final class OutboxWorker: Service, Sendable {
                         databaseFailedAt = databaseFailed(error)
                     }
                 }
+                // Every delivery in flight is either running or finished and not yet recorded.
+                let running = inFlight.count - unrecorded.count
                 if stopping && running == 0 && (unrecorded.isEmpty || Task.isCancelled) {
                     group.cancelAll()
                     return
@@ -173,7 +172,6 @@ public final class OutboxWorker: Service, Sendable {
                 }
                 switch await group.next() {
                 case .attempted(let delivery, let result):
-                    running -= 1
                     unrecorded.append(outcome(for: delivery, after: result, using: &generator))
                 case .woken, nil:
                     isWaiting = false

@@ -47,9 +47,12 @@ struct WebhookProxy: Sendable, Hashable {
             }.filter { !$0.isEmpty }
         }
 
-        /// The proxy for a URL's scheme and host, nil for a direct connection.
-        func proxy(scheme: String, host: String) -> WebhookProxy? {
-            let host = host.lowercased()
+        /// The proxy for a URL, by its scheme and host; nil for a direct connection. Without proxy variables the
+        /// URL is not parsed at all.
+        func proxy(for url: String) -> WebhookProxy? {
+            guard https != nil || http != nil, let components = URLComponents(string: url) else { return nil }
+            let scheme = components.scheme?.lowercased() ?? ""
+            let host = (components.host ?? "").lowercased()
             for exception in exceptions {
                 if exception == "*" { return nil }
                 let domain = exception.hasPrefix(".") ? String(exception.dropFirst()) : exception

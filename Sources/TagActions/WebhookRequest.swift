@@ -76,7 +76,7 @@ public struct WebhookRequest: Sendable, Hashable {
     /// - Throws: ``ActionError`` (`invalidRequest`) naming the rule and the offending part.
     public func validate() throws {
         // Redacting parses the URL once more: only an error message needs it.
-        var shown: String { Self.redacted(url) }
+        var shown: String { URLRedaction.redacted(url) }
         guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw ActionError(
                 .invalidRequest, "webhook of rule '\(rule)': URL \(shown) contains a space or control character")
@@ -102,11 +102,6 @@ public struct WebhookRequest: Sendable, Hashable {
             }
         }
     }
-
-    /// The URL without user info, query or fragment, safe to log (``URLRedaction``).
-    /// - Parameter url: any URL text.
-    /// - Returns: the redacted URL.
-    public static func redacted(_ url: String) -> String { URLRedaction.redacted(url) }
 
     /// The delivery the outbox stores for this request, validated.
     /// - Parameter now: the acceptance time.

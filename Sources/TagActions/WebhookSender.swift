@@ -80,7 +80,8 @@ final class WebhookSender: Sendable {
     func attempt(_ delivery: Delivery) async -> AttemptResult {
         let now = Date()
         let deadline = NIODeadline.now() + .milliseconds(delivery.timeoutMilliseconds)
-        let shown = "\(delivery.method) \(URLRedaction.redacted(delivery.target))"
+        // Redacting parses the URL once more: only an error message needs it.
+        var shown: String { "\(delivery.method) \(URLRedaction.redacted(delivery.target))" }
         let request: HTTPClientRequest
         let proxy: WebhookProxy?
         do {
@@ -141,8 +142,7 @@ final class WebhookSender: Sendable {
             }
             proxy = parsed
         case nil:
-            let components = URLComponents(string: delivery.target)
-            proxy = proxies.proxy(scheme: components?.scheme?.lowercased() ?? "", host: components?.host ?? "")
+            proxy = proxies.proxy(for: delivery.target)
         }
         return (request, proxy)
     }
@@ -206,7 +206,9 @@ final class WebhookSender: Sendable {
     }
 
     /// The verdict on an answer.
-    private static func classify(_ response: HTTPClientResponse, snippet: [UInt8], shown: String, now: Date)
+    private static func classify(
+        _ response: HTTPClientResponse, snippet: [UInt8], shown: @autoclosure () -> String, now: Date
+    )
         -> AttemptResult
     {
         let status = Int(response.status.code)
@@ -214,7 +216,7 @@ final class WebhookSender: Sendable {
         var result = AttemptResult(verdict: verdict, status: status)
         if verdict != .delivered {
             let text = String(decoding: snippet, as: UTF8.self).filter { !$0.isNewline }
-            result.error = "\(shown): HTTP \(status)" + (text.isEmpty ? "" : ": \(text)")
+            result.error = "\(shown()): HTTP \(status)" + (text.isEmpty ? "" : ": \(text)")
             if (300...399).contains(status) {
                 let location = response.headers.first(name: "Location").map(URLRedaction.redacted) ?? "none"
                 result.error! += " (redirects are not followed; Location: \(location))"
