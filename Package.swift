@@ -45,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
         // libmosquitto's header is /usr/include/mosquitto.h; no pkg-config flags are needed.
         .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // libsystemd's sd_notify for the service manager's readiness and watchdog (docs/operations.md).
+        .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "NDEF", swiftSettings: swiftSettings),
         .target(name: "NFCTag", dependencies: ["NDEF"], swiftSettings: swiftSettings),
         .target(
@@ -113,7 +115,7 @@ let package = Package(
             name: "TagRouterCore",
             dependencies: [
                 "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagActions", "StateStore", "LiveAssociations",
-                .product(name: "Logging", package: "swift-log"),
+                "CSystemd", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -14,4 +14,9 @@ public enum ReaderEvent: Sendable, Hashable {
     case serviceLost(PCSCError)
     /// pcscd is reachable again; readers and cards are reported added and presented afresh.
     case serviceBack
+    /// The watcher is waiting and well: reported once the readers present are listed, after every wait slice
+    /// (2 s) that saw no change, and after every failed attempt to reach pcscd. While the watcher and whoever
+    /// handles its events are alive, some event arrives at least every few seconds; the router feeds the
+    /// service manager's watchdog from them (docs/operations.md, "Readiness and the watchdog").
+    case heartbeat
 }

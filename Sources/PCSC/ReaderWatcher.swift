@@ -63,6 +63,8 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         var pending: [ReaderEvent] = []
         var needsReaderList = true
         var isServiceLost = false
+        /// Whether the first heartbeat, once the readers were first listed, was reported.
+        var isWatching = false
         var retryDelay: RetryDelay
 
         init(watcher: ReaderWatcher) {
@@ -105,6 +107,10 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                 if needsReaderList {
                     needsReaderList = false
                     pending += state.readersListed(try await context.readers())
+                    if !isWatching {
+                        isWatching = true
+                        pending.append(.heartbeat)
+                    }
                     if !pending.isEmpty { return }
                 }
                 let states = try await context.waitForChange(state.statesToWatch(), timeout: watcher.waitSlice)
@@ -134,6 +140,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                     watcher.logger.warning("pcsc.service.lost", metadata: ["error": "\(error)"])
                     pending += state.serviceLost(error)
                 }
+                pending.append(.heartbeat)
                 try await backOff()
                 return
             }
@@ -148,7 +155,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         private mutating func failed(_ error: PCSCError, context: PCSCContext) async throws {
             switch error.code {
             case PCSCError.timeout:
-                return
+                pending.append(.heartbeat)
             case PCSCError.cancelled:
                 if Task.isCancelled || watcher.stopSignal.isStopped { throw CancellationError() }
             case PCSCError.unknownReader:
@@ -184,7 +191,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                 "pcsc.card.presented", metadata: ["reader.name": "\(reader)", "reader.event_count": "\(count)"])
         case .cardRemoved(let reader):
             logger.debug("pcsc.card.removed", metadata: ["reader.name": "\(reader)"])
-        case .serviceLost, .serviceBack:
+        case .serviceLost, .serviceBack, .heartbeat:
             break
         }
     }

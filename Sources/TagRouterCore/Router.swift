@@ -39,6 +39,13 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         /// watching while the taps in progress finish. The default does nothing: the events then end only when
         /// the sequence does, or when the router is cancelled.
         public var stopEvents: @Sendable () -> Void = {}
+        /// Called after every event the router handled, heartbeats included (at least every few seconds while the
+        /// watcher and this loop are alive): `tagrouter run` feeds the service manager's watchdog from here
+        /// (``ServiceNotifier/alive()``), so a loop that stops handling events stops feeding it.
+        public var eventHandled: @Sendable () -> Void = {}
+        /// Called at each ``PCSC/ReaderEvent/heartbeat``; the first one means the readers present are listed and
+        /// watched (``ServiceNotifier/ready(status:)``).
+        public var heartbeat: @Sendable () -> Void = {}
 
         /// Creates a configuration.
         /// - Parameters:
@@ -111,6 +118,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                                 self.reporter.report(await self.process(tap))
                             }
                         }
+                        configuration.eventHandled()
                     }
                 } onGracefulShutdown: { [configuration] in
                     configuration.stopEvents()
@@ -153,6 +161,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                 "pcscd is not reachable; retrying until it is back", metadata: ["error": "\(error)"])
         case .serviceBack:
             logger.info("pcscd is back")
+        case .heartbeat:
+            configuration.heartbeat()
         }
         return nil
     }

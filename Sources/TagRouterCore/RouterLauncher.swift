@@ -84,7 +84,14 @@ public enum RouterLauncher {
         let watcher = ReaderWatcher(logger: logger, thread: watchThread)
         var routerConfiguration = Router<ReaderWatcher>.Configuration(acceptsReader: settings.acceptsReader)
         routerConfiguration.eventExecutor = watchThread
-        routerConfiguration.stopEvents = { watcher.stop() }
+        let notifier = ServiceNotifier()
+        let readiness = "watching readers with \(ruleSet.rules.count) rule\(ruleSet.rules.count == 1 ? "" : "s")"
+        routerConfiguration.stopEvents = {
+            notifier.stopping()
+            watcher.stop()
+        }
+        routerConfiguration.eventHandled = { notifier.alive() }
+        routerConfiguration.heartbeat = { notifier.ready(status: readiness) }
         if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
         let router = Router(
             configuration: routerConfiguration, events: watcher,

@@ -32,7 +32,7 @@ import class TestSupport.PrivatePCSCD
             watcher.waitSlice = Self.slice
             let (events, continuation) = AsyncStream.makeStream(of: ReaderEvent.self)
             let watching = Task(executorPreference: watchThread) { [watcher] in
-                for await event in watcher {
+                for await event in watcher where event != .heartbeat {
                     continuation.yield(event)
                 }
                 continuation.finish()

@@ -17,10 +17,10 @@ import class TestSupport.PrivatePCSCD
             let slot = VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
             let reader = pcscd.readerName(slot: 0)
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
-            _ = await events.next()
-            _ = await events.next()
+            _ = await events.nextChange()
+            _ = await events.nextChange()
             let first = try slot.present(try Type2Card(model: .ntag213, message: []))
-            guard case .cardPresented(_, _, let firstCount) = await events.next() else {
+            guard case .cardPresented(_, _, let firstCount) = await events.nextChange() else {
                 Issue.record("expected the first card")
                 return
             }
@@ -31,8 +31,8 @@ import class TestSupport.PrivatePCSCD
             let second = try slot.present(try Type4Card(message: []))
             try await waitForCard(in: reader, context: context)
             await context.release()
-            #expect(await events.next() == .cardRemoved(reader: reader))
-            guard case .cardPresented(let secondReader, let atr, let secondCount) = await events.next() else {
+            #expect(await events.nextChange() == .cardRemoved(reader: reader))
+            guard case .cardPresented(let secondReader, let atr, let secondCount) = await events.nextChange() else {
                 Issue.record("expected the second card")
                 return
             }
@@ -48,29 +48,29 @@ import class TestSupport.PrivatePCSCD
             let slot = VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
             let reader = pcscd.readerName(slot: 0)
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
-            #expect(await events.next() == .readerAdded(reader))
-            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 1)))
+            #expect(await events.nextChange() == .readerAdded(reader))
+            #expect(await events.nextChange() == .readerAdded(pcscd.readerName(slot: 1)))
             let before = try slot.present(try Type2Card(model: .ntag213, message: []))
-            guard case .cardPresented = await events.next() else {
+            guard case .cardPresented = await events.nextChange() else {
                 Issue.record("expected the card before the restart")
                 return
             }
             try await pcscd.restart()
             await before.waitUntilGone()
-            guard case .serviceLost(let error) = await events.next() else {
+            guard case .serviceLost(let error) = await events.nextChange() else {
                 Issue.record("expected serviceLost")
                 return
             }
             #expect(error.isServiceLost)
-            #expect(await events.next() == .cardRemoved(reader: reader))
-            #expect(await events.next() == .readerRemoved(reader))
-            #expect(await events.next() == .readerRemoved(pcscd.readerName(slot: 1)))
-            #expect(await events.next() == .serviceBack)
-            #expect(await events.next() == .readerAdded(reader))
-            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 1)))
+            #expect(await events.nextChange() == .cardRemoved(reader: reader))
+            #expect(await events.nextChange() == .readerRemoved(reader))
+            #expect(await events.nextChange() == .readerRemoved(pcscd.readerName(slot: 1)))
+            #expect(await events.nextChange() == .serviceBack)
+            #expect(await events.nextChange() == .readerAdded(reader))
+            #expect(await events.nextChange() == .readerAdded(pcscd.readerName(slot: 1)))
             let message = try NDEFMessage(records: [URIRecord(uri: "https://example.com/after").record]).encoded()
             let after = try slot.present(try Type2Card(model: .ultralight, message: message))
-            guard case .cardPresented(let afterReader, let atr, _) = await events.next() else {
+            guard case .cardPresented(let afterReader, let atr, _) = await events.nextChange() else {
                 Issue.record("expected the card after the restart")
                 return
             }
@@ -93,14 +93,14 @@ import class TestSupport.PrivatePCSCD
         try await withPCSCD { pcscd in
             await pcscd.stop()
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
-            guard case .serviceLost(let error) = await events.next() else {
+            guard case .serviceLost(let error) = await events.nextChange() else {
                 Issue.record("expected serviceLost")
                 return
             }
             #expect(error.code == PCSCError.noService)
             try await pcscd.restart()
-            #expect(await events.next() == .serviceBack)
-            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 0)))
+            #expect(await events.nextChange() == .serviceBack)
+            #expect(await events.nextChange() == .readerAdded(pcscd.readerName(slot: 0)))
         }
     }
 
@@ -142,7 +142,7 @@ extension WatcherRecoveryTests {
             await pcscd.stop()
             let watcher = ReaderWatcher(logger: logger, firstRetryDelay: .seconds(5))
             var events = watcher.makeAsyncIterator()
-            guard case .serviceLost = await events.next() else {
+            guard case .serviceLost = await events.nextChange() else {
                 Issue.record("expected serviceLost")
                 return
             }
@@ -152,7 +152,7 @@ extension WatcherRecoveryTests {
                 watcher.stop()
             }
             let start = ContinuousClock.now
-            #expect(await events.next() == nil)
+            #expect(await events.nextChange() == nil)
             #expect(ContinuousClock.now - start < .seconds(2))
             try await stopper.value
         }
@@ -160,10 +160,11 @@ extension WatcherRecoveryTests {
 }
 
 /// Iterates `watcher` in a new task until the sequence ends: the events seen, and whether the task was cancelled.
+/// Iterates `watcher` in a task of its own; the changes it saw (heartbeats left out) and whether it was cancelled.
 func iterating(_ watcher: ReaderWatcher) -> Task<(events: [ReaderEvent], wasCancelled: Bool), Never> {
     Task {
         var seen: [ReaderEvent] = []
-        for await event in watcher {
+        for await event in watcher where event != .heartbeat {
             seen.append(event)
         }
         return (seen, Task.isCancelled)
@@ -177,4 +178,14 @@ func waitForNoCard(in reader: String, context: PCSCContext) async throws {
         try await Task.sleep(for: .milliseconds(20))
     }
     throw HarnessError("the card did not leave \(reader) within 2 s")
+}
+
+extension ReaderWatcher.Iterator {
+    /// The next event that is not a heartbeat: what tests about readers and cards look at.
+    mutating func nextChange() async -> ReaderEvent? {
+        while let event = await next() {
+            if event != .heartbeat { return event }
+        }
+        return nil
+    }
 }

@@ -1,10 +1,11 @@
 import Logging
-import PCSC
 import Testing
 import VirtualTag
 
 import struct TestSupport.HarnessError
 import class TestSupport.PrivatePCSCD
+
+@testable import PCSC
 
 @Suite(.timeLimit(.minutes(45))) struct WatcherTests {
     let logger = Logger(label: "test")
@@ -12,18 +13,42 @@ import class TestSupport.PrivatePCSCD
     @Test func watcherSeesReadersThenCardPresentedAndRemoved() async throws {
         try await withPCSCD { pcscd in
             var events = ReaderWatcher(logger: logger).makeAsyncIterator()
-            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 0)))
-            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 1)))
+            #expect(await events.nextChange() == .readerAdded(pcscd.readerName(slot: 0)))
+            #expect(await events.nextChange() == .readerAdded(pcscd.readerName(slot: 1)))
             let card = try Type2Card(model: .ntag213, message: [])
             let presented = try VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger).present(card)
-            guard case .cardPresented(let reader, let atr, _) = await events.next() else {
+            guard case .cardPresented(let reader, let atr, _) = await events.nextChange() else {
                 Issue.record("expected cardPresented")
                 return
             }
             #expect(reader == pcscd.readerName(slot: 0))
             #expect(atr == card.atr)
             await presented.remove()
-            #expect(await events.next() == .cardRemoved(reader: pcscd.readerName(slot: 0)))
+            #expect(await events.nextChange() == .cardRemoved(reader: pcscd.readerName(slot: 0)))
+        }
+    }
+
+    @Test("heartbeats: once the readers are listed, after each quiet wait slice, and while pcscd is away")
+    func heartbeatsComeWhileNothingChanges() async throws {
+        try await withPCSCD { pcscd in
+            var watcher = ReaderWatcher(logger: logger, firstRetryDelay: .milliseconds(100))
+            watcher.waitSlice = 200
+            var events = watcher.makeAsyncIterator()
+            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 0)))
+            #expect(await events.next() == .readerAdded(pcscd.readerName(slot: 1)))
+            #expect(await events.next() == .heartbeat)
+            // Nothing changes: each 200 ms slice that ends without a change is reported.
+            for _ in 0..<3 { #expect(await events.next() == .heartbeat) }
+            await pcscd.stop()
+            var lost = false
+            var heartbeatsWhileLost = 0
+            while heartbeatsWhileLost < 3, let event = await events.next() {
+                if case .serviceLost = event { lost = true }
+                if lost, event == .heartbeat { heartbeatsWhileLost += 1 }
+            }
+            #expect(lost)
+            #expect(heartbeatsWhileLost == 3)
+            watcher.stop()
         }
     }
 
