@@ -58,7 +58,10 @@ let package = Package(
         .target(name: "AASAPatterns", swiftSettings: swiftSettings),
         .target(
             name: "TagRules",
-            dependencies: ["AASAPatterns", "NDEF", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "AASAPatterns", "NDEF", .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // When and whether a webhook is tried again: status verdicts, Retry-After, backoff. Foundation only.
@@ -205,6 +208,7 @@ let package = Package(
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 "HTTPTestSupport",
             ],
             swiftSettings: swiftSettings
@@ -251,7 +255,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MQTTClientTests",
-            dependencies: ["MQTTClient", "MQTTTestSupport", "TestSupport"],
+            dependencies: [
+                "MQTTClient", "MQTTTestSupport", "TestSupport", "HTTPTestSupport",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

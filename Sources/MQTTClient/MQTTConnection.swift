@@ -222,6 +222,9 @@ public final class MQTTConnection: @unchecked Sendable {
         try check(
             mosquitto_tls_set(handle, tls.caFile, caPath, tls.certificateFile, tls.keyFile, nil), "mosquitto_tls_set")
         if tls.caFile == nil { _ = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1) }
+        // The broker's certificate is verified (SSL_VERIFY_PEER, 1), and TLS 1.2 is the oldest version spoken, as
+        // for webhooks and association files (docs/RELIABILITY.md, "Tag data decides nothing it shouldn't").
+        try check(mosquitto_tls_opts_set(handle, 1, "tlsv1.2", nil), "mosquitto_tls_opts_set")
     }
 
     /// The words for a failed connect or loop: libmosquitto's sentence, errno's for system errors, and the

@@ -1,3 +1,5 @@
+import TagRules
+
 /// A delivery as `tagrouter history --json` lists it: no body, headers or secret, a webhook's URL redacted, times
 /// in RFC 3339.
 extension Delivery: Encodable {

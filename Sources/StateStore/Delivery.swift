@@ -164,3 +164,14 @@ public struct DeliveryOutcome: Sendable, Hashable {
         self.finishedAt = finishedAt
     }
 }
+
+extension Delivery: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `delivery 12: POST https://ha.local:8123/<3f9a1c2e>, pending after 2 attempts`: never its headers, secret
+    /// or the token a URL may carry (``TagRules/URLRedaction``).
+    public var description: String {
+        "delivery \(id): \(method.rawValue) \(shownTarget), \(state.rawValue) after \(attempts) attempts"
+            + (lastError.map { " (\($0))" } ?? "")
+    }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}

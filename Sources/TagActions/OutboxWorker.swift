@@ -3,6 +3,7 @@ public import Logging
 public import ServiceLifecycle
 public import StateStore
 import Synchronization
+import TagRules
 public import WebhookRetry
 
 /// Delivers the outbox's webhooks: a `Service` whose ``run()`` keeps several attempts in flight over kept-alive

@@ -134,3 +134,11 @@ public struct WebhookRequest: Sendable, Hashable {
             }
     }
 }
+
+extension WebhookRequest: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `POST https://ha.local:8123/<3f9a1c2e> (rule door, event …)`: never its headers, secret or the token a URL
+    /// may carry (``TagRules/URLRedaction``).
+    public var description: String { "\(method) \(URLRedaction.redacted(url)) (rule \(rule), event \(eventID))" }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}

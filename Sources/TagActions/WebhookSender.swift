@@ -138,7 +138,7 @@ final class WebhookSender: Sendable {
         case .direct: proxy = nil
         case .server(let url):
             guard let parsed = WebhookProxy(url: url) else {
-                throw WebhookSetupError("proxy '\(url)' is not http://host:port")
+                throw WebhookSetupError("proxy '\(URLRedaction.redacted(url))' is not http://host:port")
             }
             proxy = parsed
         case nil:

@@ -136,7 +136,8 @@ extension FileParser {
             return nil
         }
         if rest.contains("@") {
-            error(node, "broker url '\(display)' has credentials: put them in 'username' and 'password'")
+            let shown = URLRedaction.origin(display) ?? "<invalid URL>"
+            error(node, "broker url '\(shown)' has credentials before '@': put them in 'username' and 'password'")
             return nil
         }
         var host = String(rest)

@@ -46,3 +46,14 @@ public struct MQTTSettings: Sendable, Hashable {
         MQTTTopic.tagTopic(prefix: topicPrefix, reader: reader)
     }
 }
+
+extension MQTTSettings: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `mqtts://broker:8883 as client door-1 (user door, with a password)`: never the password itself.
+    public var description: String {
+        var text = "\(url) as client \(clientID)"
+        if let username { text += " (user \(username)\(password == nil ? "" : ", with a password"))" }
+        return text
+    }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}

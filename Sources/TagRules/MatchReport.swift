@@ -87,10 +87,12 @@ public struct MatchReport: Sendable, Encodable {
             return
                 "run [\(argv.map(quote).joined(separator: ", "))]\(extra)\(directory) timeout \(DurationText.format(timeout))"
         case .webhook(let webhook):
-            var text = "webhook \(webhook.method) \(webhook.url)"
-            for header in webhook.headers { text += "\n      \(header.name): \(header.value)" }
+            var text = "webhook \(webhook.method) \(URLRedaction.redacted(webhook.url))"
+            for header in webhook.headers {
+                text += "\n      \(header.name): \(URLRedaction.shownValue(ofHeader: header.name, header.value))"
+            }
             text += "\n      body: \(webhook.body ?? "(the event document)")"
-            if let secret = webhook.secret { text += "\n      signed with \(secret)" }
+            if webhook.secret != nil { text += "\n      signed (HMAC-SHA256; the secret is not shown)" }
             return text
         case .mqtt(let mqtt):
             var text = "mqtt \(mqtt.topic) qos \(mqtt.qos)\(mqtt.retain ? " retained" : "")"

@@ -11,11 +11,12 @@ public enum RenderedAction: Sendable, Hashable, Encodable {
     case mqtt(RenderedMQTT)
 
     private enum CodingKeys: String, CodingKey {
-        case kind, argv, env, cwd, timeout, uri, url, method, headers, body, secret, retryFor
+        case kind, argv, env, cwd, timeout, uri, url, method, headers, body, signed, retryFor
         case topic, payload, qos, retain
     }
 
-    /// Encodes the action for `match --json` (durations as `10s`-style text).
+    /// Encodes the action for `match --json` (durations as `10s`-style text; a webhook's URL redacted, its
+    /// credential headers `<redacted>`, and `signed` instead of its secret: ``URLRedaction``).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
@@ -30,11 +31,14 @@ public enum RenderedAction: Sendable, Hashable, Encodable {
             try container.encode(uri, forKey: .uri)
         case .webhook(let webhook):
             try container.encode("webhook", forKey: .kind)
-            try container.encode(webhook.url, forKey: .url)
+            // As the text shows them: the URL, credential headers and the secret never leave the router.
+            try container.encode(URLRedaction.redacted(webhook.url), forKey: .url)
             try container.encode(webhook.method, forKey: .method)
-            try container.encode(webhook.headers.map { [$0.name, $0.value] }, forKey: .headers)
+            try container.encode(
+                webhook.headers.map { [$0.name, URLRedaction.shownValue(ofHeader: $0.name, $0.value)] },
+                forKey: .headers)
             try container.encodeIfPresent(webhook.body, forKey: .body)
-            try container.encodeIfPresent(webhook.secret, forKey: .secret)
+            try container.encode(webhook.secret != nil, forKey: .signed)
             try container.encode(DurationText.format(webhook.timeout), forKey: .timeout)
             try container.encode(DurationText.format(webhook.retryFor), forKey: .retryFor)
         case .mqtt(let mqtt):

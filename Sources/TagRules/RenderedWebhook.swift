@@ -41,3 +41,11 @@ public struct RenderedWebhook: Sendable, Hashable {
         self.transport = transport
     }
 }
+
+extension RenderedWebhook: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `POST https://ha.local:8123/<3f9a1c2e>`: what interpolation and test failures print, never its credential
+    /// headers, secret or the token a URL may carry (``URLRedaction``).
+    public var description: String { "\(method) \(URLRedaction.redacted(url))" }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTestSupport
+import Synchronization
 import TestSupport
 import Testing
 import VirtualTag
@@ -55,6 +56,68 @@ import VirtualTag
                 environment: harness.pcscd.environment)
             #expect(history.status == 0)
             #expect(history.standardOutput.contains(eventID))
+        }
+        try await server.stop()
+    }
+
+    /// Issue 29: a token in a webhook's path, a literal Authorization header and a literal HMAC secret never reach
+    /// any output: the router's log (a failed attempt, the delivery), `history` (text and JSON), `match` (text and
+    /// JSON) and a dry run's log show the URL as `scheme://host:port/<hash>`.
+    @Test func aTokenInTheWebhookPathNeverAppearsInAnyOutput() async throws {
+        let answers = Mutex(0)
+        let server = try await HTTPTestServer.start { _, _ in
+            answers.withLock { count in
+                count += 1
+                return count == 1 ? .status(500, body: Array("try again".utf8)) : .status(200)
+            }
+        }
+        let token = "ha-token-7f3e9c41"
+        let rules = """
+            version: 1
+            rules:
+              - name: home-assistant
+                match: { domains: [example.com] }
+                webhook:
+                  url: "http://127.0.0.1:\(server.port)/api/webhook/\(token)?reader={reader}"
+                  headers: { Authorization: "Bearer literal-bearer-55aa", X-Api-Key: "literal-key-66bb" }
+                  secret: "literal-hmac-77cc"
+
+            """
+        let secrets = [token, "literal-bearer-55aa", "literal-key-66bb", "literal-hmac-77cc"]
+        func leaked(_ text: String) -> [String] { secrets.filter { text.contains($0) } }
+        try await RouterHarness.with(rules: rules) { harness in
+            let tag = try harness.present(uri: "https://example.com/door")
+            let requests = try await server.waitForRequests(2, timeout: .seconds(15))
+            await tag.remove()
+            #expect(requests.last?.uri.contains(token) == true)
+            try await harness.router.waitForLog("webhook delivered")
+            let state = harness.directory + "/state"
+            #expect(harness.router.lines(containing: "HTTP 500").count >= 1, "\(harness.router.log)")
+            #expect(
+                harness.router.lines(containing: "http://127.0.0.1:\(server.port)/<").count >= 2,
+                "\(harness.router.log)")
+            #expect(leaked(harness.router.log) == [], "\(harness.router.log)")
+            for arguments in [["history", "--state-dir", state], ["history", "--state-dir", state, "--json"]] {
+                let history = try await TagRouterBinary.run(arguments, environment: harness.pcscd.environment)
+                #expect(history.status == 0)
+                #expect(
+                    history.standardOutput.contains("http://127.0.0.1:\(server.port)/<"), "\(history.standardOutput)")
+                #expect(leaked(history.standardOutput) == [], "\(history.standardOutput)")
+            }
+            for json in [false, true] {
+                let match = try await TagRouterBinary.run(
+                    ["match", "https://example.com/door", "--rules", harness.rulesDirectory] + (json ? ["--json"] : []),
+                    environment: harness.pcscd.environment)
+                #expect(match.status == 0, "\(match.standardError)")
+                #expect(match.standardOutput.contains("127.0.0.1:\(server.port)/<"), "\(match.standardOutput)")
+                #expect(leaked(match.standardOutput + match.standardError) == [], "\(match.standardOutput)")
+            }
+        }
+        try await RouterHarness.with(rules: rules, arguments: ["--dry-run"]) { harness in
+            let tag = try harness.present(uri: "https://example.com/dry")
+            try await harness.router.waitForLog("dry-run: would POST http://127.0.0.1:\(server.port)/<")
+            await tag.remove()
+            #expect(leaked(harness.router.log) == [], "\(harness.router.log)")
         }
         try await server.stop()
     }

@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTestSupport
 import MQTTClient
 import MQTTTestSupport
+import NIOSSL
 import Synchronization
 import TestSupport
 import Testing
@@ -83,6 +85,34 @@ import Testing
         guard case .connectFailed(let reason) = failure else { return }
         #expect(reason.contains("certificate verify failed"), "\(reason)")
         untrusted.stop()
+    }
+
+    @Test("a broker that speaks nothing newer than TLS 1.1 is refused, even with its own CA")
+    func tlsOlderThan12IsRefused() async throws {
+        let authority = try TestCertificateAuthority.make()
+        defer { authority.remove() }
+        // A TLS listener that stops at version 1.1 (BoringSSL through SwiftNIO); the handshake is all that matters.
+        let old = try await HTTPTestServer.start(
+            tls: try authority.issue(for: "localhost"), maximumTLSVersion: .tlsv11
+        ) { _, _ in .status(200) }
+        defer { Task { try? await old.stop() } }
+        let events = Events()
+        let connection = try MQTTConnection(
+            options: MQTTOptions(
+                host: "localhost", port: Int(old.port), clientID: "tls-version-test", username: nil, password: nil,
+                tls: .init(caFile: authority.certificate), minimumReconnectDelay: .milliseconds(200),
+                maximumReconnectDelay: .seconds(1)),
+            onEvent: events.record)
+        connection.start()
+        let failure = try await events.waitFor {
+            if case .connectFailed = $0 { true } else { false }
+        }
+        guard case .connectFailed(let reason) = failure else { return }
+        #expect(reason.lowercased().contains("version") || reason.contains("protocol"), "\(reason)")
+        #expect(!connection.isConnected)
+        #expect(old.requests.isEmpty)
+        connection.stop()
+        _ = try await events.waitFor { $0 == .stopped }
     }
 
     @Test func aBrokerDownAtStartIsReachedOnceItIsUpAndQueuedPublicationsFollow() async throws {

@@ -73,7 +73,7 @@ struct OutboxWorkerLifecycleTests {
             #expect(record?.lastStatus == 502)
             let error = try #require(record?.lastError)
             #expect(error.count < 400)
-            #expect(error.hasPrefix("POST http://127.0.0.1:\(server.port)/h: HTTP 502: xxxx"))
+            #expect(error.hasPrefix("POST http://127.0.0.1:\(server.port)/<141582aa>: HTTP 502: xxxx"))
             #expect(server.requests.count == 1)
         }
     }

@@ -97,7 +97,7 @@ struct WebhookDeliveryTests {
             }
             #expect(retrying?.state == .pending)
             #expect(retrying?.lastStatus == nil)
-            #expect(retrying?.lastError?.hasPrefix("POST http://127.0.0.1:\(port)/hook: ") == true)
+            #expect(retrying?.lastError?.hasPrefix("POST http://127.0.0.1:\(port)/<6fc2d051>: ") == true)
             let server = try await HTTPTestServer.start(port: port) { _, _ in .status(200) }
             let delivered = try await WorkerHarness.waitForDelivery(worker.database, eventID: eventID) {
                 $0.state == .delivered
@@ -122,15 +122,15 @@ struct WebhookDeliveryTests {
             #expect(record?.state == .failed)
             #expect(record?.attempts == 1)
             #expect(record?.lastStatus == 400)
-            #expect(record?.lastError == "POST http://127.0.0.1:\(server.port)/hook?…: HTTP 400: bad tagid")
+            #expect(record?.lastError == "POST http://127.0.0.1:\(server.port)/<161e676c>: HTTP 400: bad tagid")
             let failed = try worker.database.history(failedOnly: true).deliveries
             #expect(failed.map(\.eventID) == [eventID])
             #expect(!failed[0].shownTarget.contains("SECRET"))
             let text = try worker.database.history(failedOnly: true).text()
             #expect(
                 text.contains(
-                    "  failed     POST http://127.0.0.1:\(server.port)/hook?…  rule=r  attempts=1  status=400"
-                        + "  error=POST http://127.0.0.1:\(server.port)/hook?…: HTTP 400: bad tagid\n"
+                    "  failed     POST http://127.0.0.1:\(server.port)/<161e676c>  rule=r  attempts=1  status=400"
+                        + "  error=POST http://127.0.0.1:\(server.port)/<161e676c>: HTTP 400: bad tagid\n"
                 ),
                 "\(text)"
             )

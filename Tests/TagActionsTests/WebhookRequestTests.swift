@@ -1,6 +1,7 @@
 import Foundation
 import StateStore
 import TagActions
+import TagRules
 import Testing
 import WebhookRetry
 
@@ -17,16 +18,19 @@ struct WebhookRequestTests {
         arguments: [
             (
                 request(url: "ftp://h.example/x"),
-                "webhook of rule 'door': URL ftp://h.example/x is not an http or https URL"
+                "webhook of rule 'door': URL ftp://h.example/<b3d1db31> is not an http or https URL"
             ),
-            (request(url: "http:///nohost"), "webhook of rule 'door': URL http:///nohost is not an http or https URL"),
+            (
+                request(url: "http:///nohost"),
+                "webhook of rule 'door': URL http:///<9f51011d> is not an http or https URL"
+            ),
             (
                 request(url: "http://h.example/a b?token=t"),
-                "webhook of rule 'door': URL http://h.example/a%20b?… contains a space or control character"
+                "webhook of rule 'door': URL http://h.example/<5e64cfb9> contains a space or control character"
             ),
             (
                 request(url: "http://h.example/a\r\nX: y"),
-                "webhook of rule 'door': URL http://h.example/a%0D%0AX:%20y contains a space or control character"
+                "webhook of rule 'door': URL http://h.example/<2ace1129> contains a space or control character"
             ),
             (request(method: "GE T"), "webhook of rule 'door': method 'GE T' is not a valid HTTP method"),
             (request(headers: [("Bad Name", "v")]), "webhook of rule 'door': invalid header name 'Bad Name'"),
@@ -72,15 +76,32 @@ struct WebhookRequestTests {
     }
 
     @Test(
-        "URLs are redacted for logs and history",
+        "URLs are redacted for logs and history: scheme://host[:port] and a hash of the rest (vectors: Python hashlib)",
         arguments: [
-            ("https://user:pw@h.example:8443/a/b?token=SECRET#frag", "https://h.example:8443/a/b?…"),
-            ("http://h.example/path", "http://h.example/path"),
+            ("https://user:pw@h.example:8443/a/b?token=SECRET#frag", "https://h.example:8443/<2df6b816>"),
+            ("http://h.example/path", "http://h.example/<379c9f23>"),
+            ("https://ha.local:8123/api/webhook/abc-123-secret", "https://ha.local:8123/<fdf35c1b>"),
+            ("http://h.example", "http://h.example"),
+            ("http://h.example/", "http://h.example"),
+            ("http://[::1]:8080/hook", "http://[::1]:8080/<6fc2d051>"),
             ("not a url", "<invalid URL>"),
         ]
     )
     func redaction(url: String, shown: String) {
         #expect(URLRedaction.redacted(url) == shown)
+    }
+
+    @Test("a request and its delivery print no credential, however they are interpolated")
+    func descriptionsHideCredentials() throws {
+        let request = WebhookRequest(
+            url: "https://h.example/api/webhook/tok-123?key=q-456", headers: [.init("Authorization", "Bearer b-789")],
+            body: Array("{}".utf8), secret: "s-000", eventID: "e", rule: "r")
+        let delivery = try request.delivery(now: Date())
+        let printed = ["\(request)", String(reflecting: request), "\(delivery)", String(reflecting: delivery)]
+        for text in printed {
+            #expect(text.contains("https://h.example/<"), "\(text)")
+            for secret in ["tok-123", "q-456", "b-789", "s-000"] { #expect(!text.contains(secret), "\(text)") }
+        }
     }
 
     @Test("the signature is HMAC-SHA256 of \"<timestamp>.<body>\" (vectors computed with Python's hmac)")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import LiveAssociations
 import Logging
+import NIOSSL
 import StateStore
 import TagActions
 import TagRules
@@ -30,14 +31,15 @@ struct AssociationFixture {
     let directory: String
     let ruleSet: RuleSet
 
-    /// Starts a server with a certificate for ``domain`` (or `certifiedName`) from a new CA (or `issuer`).
+    /// Starts a server with a certificate for ``domain`` (or `certifiedName`) from a new CA (or `issuer`),
+    /// speaking no TLS newer than `maximumTLSVersion` when one is given.
     static func start(
         certifiedName: String = domain, issuer: TestCertificateAuthority? = nil,
-        script: @escaping HTTPTestServer.Script
+        maximumTLSVersion: TLSVersion? = nil, script: @escaping HTTPTestServer.Script
     ) async throws -> AssociationFixture {
         let authority = try TestCertificateAuthority.make()
         let issued = try (issuer ?? authority).issue(for: certifiedName)
-        let server = try await HTTPTestServer.start(tls: issued, script: script)
+        let server = try await HTTPTestServer.start(tls: issued, maximumTLSVersion: maximumTLSVersion, script: script)
         let directory = authority.directory + "/state"
         try FileManager.default.createDirectory(atPath: directory + "/rules", withIntermediateDirectories: true)
         try Data(rules.utf8).write(to: URL(fileURLWithPath: directory + "/rules/shop.yaml"))

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import LiveAssociations
 import Logging
+import NIOSSL
 import StateStore
 import TagActions
 import TagRules
@@ -174,6 +175,24 @@ struct AssociationRefreshTests {
             #expect(message == "shop.example.test: TLS failed: certificate verify failed")
         }
         #expect(!message.contains("\n"))
+        #expect(fixture.server.requests.isEmpty)
+    }
+
+    /// TLS 1.2 at least: a server that speaks nothing newer than TLS 1.1 is refused, its own CA trusted or not.
+    @Test func tlsOlderThan12IsRefused() async throws {
+        let fixture = try await AssociationFixture.start(maximumTLSVersion: .tlsv11) { _, _ in
+            .status(200, body: fileBytes)
+        }
+        defer { Task { await fixture.stop() } }
+        let fetcher = try fixture.fetcher()
+        let (outcome, _) = await AssociationRefresh.refresh(
+            domain, previous: nil, ruleSet: fixture.ruleSet, fetcher: fetcher, cache: nil)
+        try await fetcher.shutdown()
+        guard case .failed(let message) = outcome else {
+            Issue.record("expected a TLS failure, got \(outcome)")
+            return
+        }
+        #expect(message.hasPrefix("shop.example.test: TLS failed: "), "\(message)")
         #expect(fixture.server.requests.isEmpty)
     }
 

@@ -43,8 +43,8 @@ private let multiRule = """
               rooms (home.yaml:12:11): matched: components: {"/": "/room/$(room)", "?": {"key": "?*"}} at home.yaml:17:11
               fallback (home.yaml:19:11): not-evaluated: an earlier rule matched without `continue`
             matched: log, rooms
-              log: webhook POST https://log.example/
-                  Authorization: Bearer ${LOG_TOKEN}
+              log: webhook POST https://log.example
+                  Authorization: <redacted>
                   body: (the event document)
               rooms: run ["/usr/local/bin/light", "/room/kitchen", "7"] timeout 10s
             """)
