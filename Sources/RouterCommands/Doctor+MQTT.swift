@@ -6,13 +6,27 @@ extension Doctor {
     /// - Parameter settings: the `mqtt:` block.
     /// - Returns: the `mqtt` check.
     static func mqttCheck(_ settings: MQTTSettings) async -> DoctorCheck {
+        mqttCheck(settings, probe: await MQTTProbe.run(settings))
+    }
+
+    /// The `mqtt` check for what the probe found.
+    /// - Parameters:
+    ///   - settings: the `mqtt:` block.
+    ///   - probe: how the connection attempt ended.
+    /// - Returns: the check, a warning when a password crossed the network in plain text.
+    static func mqttCheck(_ settings: MQTTSettings, probe: MQTTProbe.Result) -> DoctorCheck {
         let broker = "\(settings.host):\(settings.port)\(settings.usesTLS ? " (TLS)" : "")"
-        switch await MQTTProbe.run(settings) {
+        switch probe {
         case .connected:
             let user = settings.username.map { " as \($0)" } ?? ""
-            return DoctorCheck(
-                name: "mqtt", status: .ok, detail: "broker \(broker) accepted client \(settings.clientID)-doctor\(user)"
-            )
+            let detail = "broker \(broker) accepted client \(settings.clientID)-doctor\(user)"
+            if settings.sendsPasswordInPlainText {
+                return DoctorCheck(
+                    name: "mqtt", status: .warning,
+                    detail: detail + ", but the password went over plain mqtt://, readable on the network",
+                    fix: "use mqtts:// and the broker's TLS listener (8883)")
+            }
+            return DoctorCheck(name: "mqtt", status: .ok, detail: detail)
         case .refused(let code, let reason):
             let fix =
                 code == 4 || code == 5

@@ -37,7 +37,7 @@ extension FileParser {
                 settings.username = string(item.value, "'username'").flatMap { $0.value.isEmpty ? nil : $0.value }
             case "password":
                 settings.password = string(item.value, "'password'").flatMap { $0.value.isEmpty ? nil : $0.value }
-                if settings.password != nil, !endpoint.usesTLS, !Self.isLoopback(endpoint.host) {
+                if settings.sendsPasswordInPlainText {
                     warning(
                         item.value,
                         "the MQTT password goes over plain mqtt://, readable on the network (use mqtts://)")

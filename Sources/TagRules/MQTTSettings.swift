@@ -47,6 +47,14 @@ public struct MQTTSettings: Sendable, Hashable {
     }
 }
 
+extension MQTTSettings {
+    /// Whether a password goes to a broker on another machine over plain `mqtt://`, readable on the network:
+    /// `check` and `doctor` warn (a broker on `localhost`, `127.0.0.0/8` or `::1` is exempt).
+    public var sendsPasswordInPlainText: Bool {
+        password != nil && !usesTLS && !FileParser.isLoopback(host)
+    }
+}
+
 extension MQTTSettings: CustomStringConvertible, CustomDebugStringConvertible {
     /// `mqtts://broker:8883 as client door-1 (user door, with a password)`: never the password itself.
     public var description: String {

@@ -1,6 +1,9 @@
 import Foundation
-import RouterCommands
+import TagActions
+import TagRules
 import Testing
+
+@testable import RouterCommands
 
 @Test func kernelModulesFlagsPN533() {
     let clean = "snd_hda_intel 57344 3 - Live 0x0000000000000000\nusbhid 65536 0 - Live 0x0\n"
@@ -38,4 +41,23 @@ import Testing
     #expect(
         HostChecks.opener(path: "/nonexistent:" + base, needed: true)
             == DoctorCheck(name: "opener", status: .ok, detail: "open rules use \(opener)"))
+}
+
+@Test("doctor warns when the MQTT password went to another machine over plain mqtt://")
+func doctorWarnsAboutAPlainTextMQTTPassword() throws {
+    func settings(_ url: String, password: Bool) throws -> MQTTSettings {
+        let credentials = password ? "\n  username: door\n  password: hunter2-7c1d" : ""
+        let text = "version: 1\nmqtt:\n  url: \(url)\(credentials)\nrules: []\n"
+        return try #require(try RuleSet.load(files: [("f.yaml", text)], environment: [:]).get().mqtt)
+    }
+    let plain = Doctor.mqttCheck(try settings("mqtt://broker.example", password: true), probe: .connected)
+    #expect(plain.status == .warning)
+    #expect(plain.detail.contains("plain mqtt://"))
+    #expect(plain.fix?.contains("mqtts://") == true)
+    #expect(!plain.detail.contains("hunter2-7c1d") && plain.fix?.contains("hunter2-7c1d") != true)
+    for (url, password) in [
+        ("mqtts://broker.example", true), ("mqtt://localhost", true), ("mqtt://broker.example", false),
+    ] {
+        #expect(Doctor.mqttCheck(try settings(url, password: password), probe: .connected).status == .ok, "\(url)")
+    }
 }

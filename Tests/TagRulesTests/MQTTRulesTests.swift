@@ -148,13 +148,13 @@ import Testing
             rules: []
 
             """
-        let set = try RuleSet.load(files: [("f.yaml", text)], environment: ["MQTT_PASSWORD": "pw"]).get()
+        let set = try RuleSet.load(files: [("f.yaml", text)], environment: ["MQTT_PASSWORD": "pw-9f3a"]).get()
         let settings = try #require(set.mqtt)
         #expect(settings.port == 1883)
         #expect(!settings.usesTLS)
         #expect(settings.username == nil)
-        #expect(settings.password == "pw")
-        #expect(!"\(settings)".contains("pw") && !String(reflecting: settings).contains("pw"))
+        #expect(settings.password == "pw-9f3a")
+        #expect(!"\(settings)".contains("pw-9f3a") && !String(reflecting: settings).contains("pw-9f3a"))
         #expect(settings.clientID.hasPrefix("tagrouter-"))
         #expect(settings.topicPrefix == "tagrouter/" + settings.clientID)
         #expect(settings.discoveryPrefix == "homeassistant")
