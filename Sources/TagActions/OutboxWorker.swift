@@ -181,19 +181,20 @@ public final class OutboxWorker: Service, Sendable {
         }
     }
 
-    /// The deliveries to start now, at most `room`: those ``enqueue(_:)`` handed over, then those due in the state
-    /// database, none of `inFlight`.
+    /// The deliveries to start now, at most `room`: those ``enqueue(_:)`` handed over if there are any (started
+    /// without a query, so a tap's webhook waits for no read of the database), otherwise those due in the state
+    /// database, none of `inFlight`. Deliveries due meanwhile are found on the loop's next turn: its wait is then
+    /// computed as zero.
     private func takeDue(room: Int, _ inFlight: Set<Int64>) throws -> [Delivery] {
         guard room > 0 else { return [] }
         return try inserted.withLock { fresh in
-            var starting = fresh.prefix(room).filter { !inFlight.contains($0.id) }
-            fresh.removeFirst(min(fresh.count, room))
-            if starting.count < room && fresh.isEmpty {
-                starting += try database.due(
-                    .webhook, now: Timestamp.milliseconds(Date()), limit: room - starting.count,
-                    excluding: inFlight.union(starting.map(\.id)))
+            if !fresh.isEmpty {
+                let starting = fresh.prefix(room).filter { !inFlight.contains($0.id) }
+                fresh.removeFirst(min(fresh.count, room))
+                return starting
             }
-            return starting
+            return try database.due(
+                .webhook, now: Timestamp.milliseconds(Date()), limit: room, excluding: inFlight)
         }
     }
 
