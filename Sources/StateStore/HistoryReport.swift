@@ -34,6 +34,9 @@ public struct HistoryReport: Sendable, Hashable, Encodable {
                 "  \(Timestamp.rfc3339(tap.time))  \(tap.outcome.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))"
             line += "  reader=\(Self.quoted(tap.reader))  uid=\(tap.uid ?? "-")  rule=\(tap.rule ?? "-")"
             line += "  uri=\(tap.uri.map(Self.quoted) ?? "-")"
+            if let event = tap.event, let presentation = tap.presentationID {
+                line += "  event=\(event)  presentation=\(presentation)"
+            }
             if let detail = tap.detail { line += "  (\(Self.quoted(detail)))" }
             lines.append(line)
         }

@@ -11,12 +11,12 @@ extension StateDatabase {
         try write("record a tap") { db in
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO taps (time, reader, uid, uri, rule, outcome, detail, event_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO taps (time, reader, uid, uri, rule, outcome, detail, event_id, event, presentation_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
                 Timestamp.milliseconds(tap.time), tap.reader, tap.uid, tap.uri, tap.rule, tap.outcome.rawValue,
-                tap.detail, tap.eventID,
+                tap.detail, tap.eventID, tap.event, tap.presentationID,
             ])
             if shouldPrune {
                 try db.execute(
@@ -71,7 +71,7 @@ extension StateDatabase {
 
     private static func tap(_ row: Row) -> TapRecord {
         let time: Int64 = row["time"]
-        return TapRecord(
+        var record = TapRecord(
             time: Date(timeIntervalSince1970: Double(time) / 1000),
             reader: row["reader"],
             uid: row["uid"],
@@ -81,5 +81,8 @@ extension StateDatabase {
             detail: row["detail"],
             eventID: row["event_id"]
         )
+        record.event = row["event"]
+        record.presentationID = row["presentation_id"]
+        return record
     }
 }

@@ -139,6 +139,11 @@ public final class StateDatabase: Sendable {
             // A webhook's trust anchors, client certificate and proxy (JSON), when its rule sets them.
             try db.execute(sql: "ALTER TABLE deliveries ADD COLUMN transport TEXT")
         }
+        migrator.registerMigration("presentation-events") { db in
+            // The events of a presentation followed by a rule's `on:` block, linked by the presentation's id.
+            try db.execute(sql: "ALTER TABLE taps ADD COLUMN event TEXT")
+            try db.execute(sql: "ALTER TABLE taps ADD COLUMN presentation_id TEXT")
+        }
         return migrator
     }
 

@@ -35,6 +35,11 @@ public struct TapRecord: Sendable, Hashable, Encodable {
     public var detail: String?
     /// The event id, if actions ran.
     public var eventID: String?
+    /// For a presentation followed by a rule's `on:` block: `tap`, `removed`, `held` or `returned`; `nil` for a
+    /// plain tap.
+    public var event: String?
+    /// The id the events of that presentation share (its tap's event id), linking them to the tap.
+    public var presentationID: String?
 
     /// Creates a tap record.
     /// - Parameters:
@@ -67,8 +72,9 @@ public struct TapRecord: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case time, reader, uid, uri, rule, outcome, detail
+        case time, reader, uid, uri, rule, outcome, detail, event
         case eventID = "eventId"
+        case presentationID = "presentationId"
     }
 
     /// Encodes `time` as RFC 3339.
@@ -82,5 +88,7 @@ public struct TapRecord: Sendable, Hashable, Encodable {
         try container.encode(outcome, forKey: .outcome)
         try container.encodeIfPresent(detail, forKey: .detail)
         try container.encodeIfPresent(eventID, forKey: .eventID)
+        try container.encodeIfPresent(event, forKey: .event)
+        try container.encodeIfPresent(presentationID, forKey: .presentationID)
     }
 }

@@ -39,10 +39,19 @@ public struct EventDocument: Sendable, Hashable, Encodable {
     /// Home Assistant's tag id, the value of `{ha_tag_id}` (docs/rules.md, "Placeholders"); empty when the tag
     /// has neither a Home Assistant tag URI nor a UID.
     public var haTagID: String
+    /// Which event of its presentation this is: `tap`, `removed`, `held` or `returned` (docs/rules.md, "Tags that
+    /// stay on the reader").
+    public var event: String = "tap"
+    /// The id every event of one presentation shares: the event id of its tap.
+    public var presentationID: String
+    /// How long the tag had been on the reader at the event, in milliseconds.
+    public var presentedForMilliseconds: Int64 = 0
 
     enum CodingKeys: String, CodingKey {
-        case id, time, rule, reader, tag, uri, records
+        case id, time, rule, reader, tag, uri, records, event
         case haTagID = "ha_tag_id"
+        case presentationID = "presentation_id"
+        case presentedForMilliseconds = "presented_for_ms"
     }
 
     /// Creates a document.
@@ -73,6 +82,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         self.uri = uri
         self.records = records
         self.haTagID = haTagID
+        self.presentationID = id
     }
 
     /// The text of the first top-level Text record, as `{text}` and `TAG_TEXT` use it.
@@ -87,7 +97,9 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         out.reserveCapacity(256 + records.reduce(0) { $0 + $1.payload.utf8.count * 2 })
         JSONText.appendObject(
             [
-                ("ha_tag_id", .string(haTagID)), ("id", .string(id)), ("reader", .string(reader)),
+                ("event", .string(event)), ("ha_tag_id", .string(haTagID)), ("id", .string(id)),
+                ("presentation_id", .string(presentationID)), ("presented_for_ms", .integer(presentedForMilliseconds)),
+                ("reader", .string(reader)),
                 ("records", .records(records)), ("rule", .string(rule)),
                 ("tag", .object([("tech", .string(tag.tech)), ("uid", .present(tag.uid))])),
                 ("time", .string(time)), ("uri", .present(uri)),

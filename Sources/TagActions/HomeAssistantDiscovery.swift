@@ -1,8 +1,9 @@
 import Foundation
 public import TagRules
 
-/// The Home Assistant MQTT discovery message of one reader: a `tag` scanner device whose topic is the reader's
-/// default tag topic (docs/rules.md, "Home Assistant discovery").
+/// The Home Assistant MQTT discovery messages of one reader (docs/rules.md, "Home Assistant discovery"): a `tag`
+/// scanner whose topic is the reader's default tag topic, an `event` entity fed by the same topic (`tap`,
+/// `removed`, `held`, `returned`), and a `binary_sensor` that says whether a tag is on the reader.
 public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     /// The `device` object.
     public struct Device: Sendable, Hashable, Encodable {
@@ -25,12 +26,63 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
 
     /// Where the reader's taps are published.
     public var topic: String
-    /// How Home Assistant reads the tag id: `{{ value_json.ha_tag_id }}`.
+    /// How Home Assistant reads the tag id: the `ha_tag_id` of a `tap` or `returned`, nothing for the later
+    /// events (`removed`, `held`) published to the same topic, which Home Assistant then ignores.
     public var valueTemplate: String
     /// The reader as a device.
     public var device: Device
     let readerID: String
     let clientID: String
+    let statusTopic: String
+    let presenceTopic: String
+
+    /// The tag scanner's template: a tag id for taps and returns only (documents of earlier releases have no
+    /// `event`: taps).
+    static let tagTemplate =
+        "{% if value_json.get('event', 'tap') in ('tap', 'returned') %}{{ value_json.ha_tag_id }}{% endif %}"
+
+    /// The event entity's template: the event document, with `event_type` set to its `event`.
+    static let eventTemplate = "{{ dict(value_json, event_type=value_json.get('event', 'tap')) | to_json }}"
+
+    /// The `event` entity of a reader.
+    struct EventEntity: Encodable {
+        var name = "Tag event"
+        var uniqueID: String
+        var stateTopic: String
+        var eventTypes = PresentationEventKind.allCases.map(\.rawValue)
+        var valueTemplate = HomeAssistantDiscovery.eventTemplate
+        var availabilityTopic: String
+        var device: Device
+
+        enum CodingKeys: String, CodingKey {
+            case name, device
+            case uniqueID = "unique_id"
+            case stateTopic = "state_topic"
+            case eventTypes = "event_types"
+            case valueTemplate = "value_template"
+            case availabilityTopic = "availability_topic"
+        }
+    }
+
+    /// The `binary_sensor` "Tag present" of a reader.
+    struct PresenceSensor: Encodable {
+        var name = "Tag present"
+        var uniqueID: String
+        var stateTopic: String
+        var payloadOn = "ON"
+        var payloadOff = "OFF"
+        var availabilityTopic: String
+        var device: Device
+
+        enum CodingKeys: String, CodingKey {
+            case name, device
+            case uniqueID = "unique_id"
+            case stateTopic = "state_topic"
+            case payloadOn = "payload_on"
+            case payloadOff = "payload_off"
+            case availabilityTopic = "availability_topic"
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case topic, device
@@ -46,7 +98,9 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
         readerID = MQTTTopic.readerID(reader)
         clientID = settings.clientID
         topic = settings.tagTopic(reader: reader)
-        valueTemplate = "{{ value_json.ha_tag_id }}"
+        statusTopic = settings.statusTopic
+        presenceTopic = settings.presenceTopic(reader: reader)
+        valueTemplate = Self.tagTemplate
         device = Device(
             identifiers: ["tagrouter_\(settings.clientID)_\(readerID)"], name: reader, manufacturer: "TagRouter",
             model: reader, swVersion: version)
@@ -59,12 +113,32 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
         "\(prefix)/tag/\(clientID)/\(readerID)/config"
     }
 
-    /// The JSON payload (sorted keys, slashes unescaped).
+    /// The JSON payload of the tag scanner (sorted keys, slashes unescaped).
     /// - Returns: the bytes.
     public func payload() -> [UInt8] {
+        Self.json(self)
+    }
+
+    /// Every discovery message of the reader: the tag scanner, the event entity and the presence sensor.
+    /// - Parameter prefix: the discovery prefix (`homeassistant`).
+    /// - Returns: each message's topic and payload.
+    public func messages(prefix: String) -> [(topic: String, payload: [UInt8])] {
+        let unique = "tagrouter_\(clientID)_\(readerID)"
+        let event = EventEntity(
+            uniqueID: unique + "_event", stateTopic: topic, availabilityTopic: statusTopic, device: device)
+        let presence = PresenceSensor(
+            uniqueID: unique + "_present", stateTopic: presenceTopic, availabilityTopic: statusTopic, device: device)
+        return [
+            (topic(prefix: prefix), payload()),
+            ("\(prefix)/event/\(clientID)/\(readerID)/config", Self.json(event)),
+            ("\(prefix)/binary_sensor/\(clientID)/\(readerID)/config", Self.json(presence)),
+        ]
+    }
+
+    private static func json(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding strings and arrays of strings cannot fail.
-        return Array(try! encoder.encode(self))
+        return Array(try! encoder.encode(value))
     }
 }

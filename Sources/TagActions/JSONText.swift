@@ -49,6 +49,7 @@ enum JSONText {
         case strings([String: String])
         case records([RecordSummary])
         case object([(key: String, value: Value?)])
+        case integer(Int64)
 
         /// A string member, or none when `text` is nil (as `encodeIfPresent` leaves it out).
         static func present(_ text: String?) -> Value? { text.map { .string($0) } }
@@ -72,6 +73,8 @@ enum JSONText {
                 out.append(UInt8(ascii: "]"))
             case .object(let members):
                 JSONText.appendObject(members, to: &out)
+            case .integer(let number):
+                out += Array(String(number).utf8)
             }
         }
     }

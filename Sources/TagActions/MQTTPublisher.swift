@@ -55,6 +55,7 @@ public final class MQTTPublisher: Service, Sendable {
         case connection(MQTTEvent)
         case wake
         case reader(String)
+        case presence(String, Bool)
         case tick
         case stop
     }
@@ -147,6 +148,14 @@ public final class MQTTPublisher: Service, Sendable {
     /// - Parameter name: the PC/SC reader name.
     public func readerAppeared(_ name: String) {
         input.yield(.reader(name))
+    }
+
+    /// Tells the publisher whether a tag is on a reader (Home Assistant discovery's presence sensor).
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - isPresent: whether a tag is on it.
+    public func presenceChanged(_ reader: String, isPresent: Bool) {
+        input.yield(.presence(reader, isPresent))
     }
 
     /// Connects and publishes until graceful shutdown or cancellation; then publishes `offline` and disconnects.

@@ -25,6 +25,8 @@ struct PublisherLoop {
     var acknowledged: [Int64] = []
     /// Readers present, for Home Assistant discovery.
     var readers: Set<String> = []
+    /// Whether a tag is on each reader, for Home Assistant's presence sensor.
+    var presence: [String: Bool] = [:]
     var state = State.starting
     var ticks = 0
     /// The message id of `offline` on a clean stop, once published.
@@ -52,6 +54,10 @@ struct PublisherLoop {
                 publishPending()
             case .reader(let name):
                 if readers.insert(name).inserted, state == .connected { publishDiscovery(for: [name]) }
+            case .presence(let reader, let isPresent):
+                guard presence[reader] != isPresent else { continue }
+                presence[reader] = isPresent
+                if state == .connected { publishPresence(of: [reader]) }
             case .tick:
                 tick()
                 if !isDisconnecting, let stopDeadline, ContinuousClock.now > stopDeadline { disconnect() }
@@ -85,6 +91,7 @@ struct PublisherLoop {
             if let prefix = settings.discoveryPrefix {
                 try? connection.subscribe(prefix + "/status", qos: 1)
                 publishDiscovery(for: readers.sorted())
+                publishPresence(of: presence.keys.sorted())
             }
             publishPending()
         case .refused(let code, let reason):
@@ -217,20 +224,40 @@ struct PublisherLoop {
         }
     }
 
-    /// Publishes Home Assistant discovery (retained) for readers.
+    /// Publishes Home Assistant discovery (retained) for readers: the tag scanner, the event entity and the
+    /// presence sensor of each.
     private func publishDiscovery(for names: [String]) {
         guard let prefix = settings.discoveryPrefix else { return }
         for name in names {
             let discovery = HomeAssistantDiscovery(
                 settings: settings, reader: name, version: publisher.configuration.version)
             do {
-                try connection.publish(
-                    MQTTMessage(
-                        topic: discovery.topic(prefix: prefix), payload: discovery.payload(), qos: 1, retain: true))
+                for message in discovery.messages(prefix: prefix) {
+                    try connection.publish(
+                        MQTTMessage(topic: message.topic, payload: message.payload, qos: 1, retain: true))
+                }
             } catch {
                 logger.warning(
                     "mqtt: cannot publish Home Assistant discovery",
                     metadata: ["reader.name": "\(name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Publishes whether a tag is on each of `readers` (retained `ON` or `OFF`), with Home Assistant discovery on.
+    private func publishPresence(of readers: [String]) {
+        guard settings.discoveryPrefix != nil else { return }
+        for reader in readers {
+            guard let isPresent = presence[reader] else { continue }
+            do {
+                try connection.publish(
+                    MQTTMessage(
+                        topic: settings.presenceTopic(reader: reader), text: isPresent ? "ON" : "OFF", qos: 1,
+                        retain: true))
+            } catch {
+                logger.warning(
+                    "mqtt: cannot publish a reader's presence",
+                    metadata: ["reader.name": "\(reader)", "error": "\(error)"])
             }
         }
     }

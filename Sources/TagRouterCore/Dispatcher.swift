@@ -3,7 +3,7 @@ public import Logging
 import NDEF
 import StateStore
 public import TagActions
-import TagRules
+public import TagRules
 
 /// Renders the actions of every matched rule for a tap and has them carried out: the actions of one rule in the
 /// order they are written, each once the one before it is done (a command has exited or been killed at its
@@ -37,21 +37,44 @@ public struct Dispatcher: Sendable {
     ///   - time: the tap time.
     /// - Returns: each rule's outcomes, in rule order.
     public func dispatch(_ tag: ReadTag, eventID: String, time: Date) async -> [RuleDispatch] {
+        await dispatch(tag.matches.map { ($0.rule, nil) }, of: tag, eventID: eventID, time: time)
+    }
+
+    /// Carries out the actions of `rules` for one event of a presentation: each rule's tap actions, or those of
+    /// its `on:` event (docs/rules.md, "Tags that stay on the reader").
+    /// - Parameters:
+    ///   - rules: each rule, with the event whose actions it runs (`nil`: the tap).
+    ///   - tag: the tag as its tap read it.
+    ///   - eventID: the event id shared by every action.
+    ///   - time: the event time.
+    /// - Returns: each rule's outcomes, in rule order.
+    public func dispatch(
+        _ rules: [(Rule, PresentationContext?)], of tag: ReadTag, eventID: String, time: Date
+    ) async -> [RuleDispatch] {
         let records = tag.message.records.map(\.summary)
         let haTagID = PlaceholderValues(event: tag.event, rule: "", eventID: eventID, time: "")[.homeAssistantTagID]
-        return await tag.matches.concurrentMap { match in
-            let document = EventDocument(
-                id: eventID, time: Timestamp.rfc3339(time), rule: match.rule.name, reader: tag.tag.reader,
+        return await rules.concurrentMap { rule, presentation in
+            var document = EventDocument(
+                id: eventID, time: Timestamp.rfc3339(time), rule: rule.name, reader: tag.tag.reader,
                 tag: .init(uid: tag.tag.uid, tech: tag.tag.tech ?? ""), uri: tag.tag.uri, records: records,
                 haTagID: haTagID)
-            return await dispatch(match.rule, event: tag.event, document: document, time: time)
+            if let presentation {
+                document.event = presentation.kind.rawValue
+                document.presentationID = presentation.presentationID
+                document.presentedForMilliseconds = presentation.presentedForMilliseconds
+            }
+            return await dispatch(rule, event: tag.event, document: document, presentation: presentation)
         }
     }
 
-    private func dispatch(_ rule: Rule, event: TagEvent, document: EventDocument, time: Date) async -> RuleDispatch {
+    private func dispatch(
+        _ rule: Rule, event: TagEvent, document: EventDocument, presentation: PresentationContext?
+    ) async -> RuleDispatch {
         let actions: [RenderedAction]
         do {
-            actions = try rule.render(event: event, eventID: document.id, time: document.time, masksSecrets: isDryRun)
+            actions = try rule.render(
+                event: event, eventID: document.id, time: document.time, masksSecrets: isDryRun,
+                presentation: presentation)
         } catch {
             logger.error("action.render_failed", metadata: ["rule.name": "\(rule.name)", "error": "\(error)"])
             return RuleDispatch(rule: rule.name, result: .renderFailed("\(error)"))
@@ -64,7 +87,7 @@ public struct Dispatcher: Sendable {
                 rule: rule.name, result: .performed(actions.map { ActionOutcome(kind: $0.kind, result: .dryRun) }))
         }
         var outcomes: [ActionOutcome] = []
-        for (action, written) in zip(actions, rule.actions) {
+        for (action, written) in zip(actions, rule.actions(for: presentation?.kind ?? .tap)) {
             if case .open(let uri) = action, case .open(let template) = written, !rule.mayOpen(uri, from: template) {
                 // A tag never chooses what the desktop opens: only http, https and what the rule allows.
                 logger.warning(

@@ -94,6 +94,17 @@ extension Presentations {
         return .dispatch
     }
 
+    /// Marks presentation `serial` decided without a dispatch: the tag came back within a followed
+    /// presentation's grace and continues it (``PresentationFollower``).
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - serial: the serial ``cardPresented(reader:eventCount:)`` returned.
+    public mutating func settle(reader: String, serial: UInt64) {
+        guard var presentation = current[reader], presentation.serial == serial else { return }
+        presentation.isSettled = true
+        current[reader] = presentation
+    }
+
     /// Forgets the dispatches too old to suppress anything, then the oldest ones past `rememberedLimit`, so
     /// months of taps keep memory bounded whatever the cooldowns and however many tags there are.
     /// - Parameter now: the current time.

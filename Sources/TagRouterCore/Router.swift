@@ -31,6 +31,9 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         public var now: @Sendable () -> ContinuousClock.Instant
         /// Called with the name of each accepted reader that appears (MQTT's Home Assistant discovery).
         public var readerAdded: @Sendable (String) -> Void = { _ in }
+        /// Called when a tag is put on an accepted reader (`true`) or leaves it (`false`): Home Assistant
+        /// discovery's presence sensor.
+        public var presenceChanged: @Sendable (_ reader: String, _ isPresent: Bool) -> Void = { _, _ in }
         /// Where the events are handled: `tagrouter run` passes the thread its ``PCSC/ReaderWatcher`` waits on, so
         /// that an event reaches the router with no thread hop (taps run elsewhere: ``CardReader/executor(for:)``).
         /// `nil`, the default: Swift's global executor.
@@ -69,6 +72,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     let metrics: RouterMetrics
     let logger: Logger
     let presentations = Mutex(Presentations())
+    /// The presentations whose rules have an `on:` block, and their later events.
+    let follower: PresentationFollower
 
     /// Creates the router.
     /// - Parameters:
@@ -92,6 +97,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.reporter = TapReporter(metrics: metrics, history: history, logger: logger)
         self.metrics = metrics
         self.logger = logger
+        self.follower = PresentationFollower(now: configuration.now)
     }
 
     /// Watches and dispatches until graceful shutdown or cancellation.
@@ -125,6 +131,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                 }
                 logger.info("router.stopping")
             }
+            // Taps are over; later events already started finish, and nothing more is decided.
+            await follower.stop()
         }
         await cardReader.reset()
     }
@@ -146,6 +154,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             guard configuration.acceptsReader(name) else { return nil }
             let count = presentations.withLock { $0.readerRemoved(reader: name) }
             metrics.readersPresent.record(count)
+            follower.cardLeft(reader: name)
+            configuration.presenceChanged(name, false)
             logger.info("reader.removed", metadata: ["reader.name": "\(name)"])
             if count == 0 { logger.info("waiting for a reader…") }
         case .cardPresented(let reader, let atr, let eventCount):
@@ -153,15 +163,22 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             let received = ContinuousClock.now
             let action = presentations.withLock { $0.cardPresented(reader: reader, eventCount: eventCount) }
             guard case .read(let serial) = action else { return nil }
+            follower.cardPresented(reader: reader, serial: serial)
+            configuration.presenceChanged(reader, true)
             return Tap(reader: reader, atr: atr, serial: serial, received: received)
         case .cardRemoved(let reader):
             presentations.withLock { $0.cardRemoved(reader: reader) }
+            follower.cardLeft(reader: reader)
+            if configuration.acceptsReader(reader) { configuration.presenceChanged(reader, false) }
         case .serviceLost(let error):
+            follower.serviceLost()
             logger.warning(
                 "pcscd is not reachable; retrying until it is back", metadata: ["error": "\(error)"])
         case .serviceBack:
+            follower.serviceBack()
             logger.info("pcscd is back")
         case .heartbeat:
+            follower.heartbeat()
             configuration.heartbeat()
         }
         return nil
@@ -177,12 +194,23 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         case .invalidNDEF(let summary, let failure): return .invalidNDEF(summary, failure)
         case .read(let read): tag = read
         }
+        let arrival = follower.arrived(reader: tap.reader, serial: tap.serial, identity: tag.identity)
         guard let first = tag.matches.first else { return .ignored(tag.tag) }
         let rules = tag.matches.map(\.rule.name)
+        var returning: String?
+        switch arrival {
+        case .tap: break
+        case .continued(let id):
+            // Back within the grace: the same presentation goes on, with no tap and no event.
+            presentations.withLock { $0.settle(reader: tap.reader, serial: tap.serial) }
+            return .continued(tag.tag, rules: rules, presentationID: id)
+        case .returned(let id): returning = id
+        }
         let decision = presentations.withLock {
+            // A return within the rule's window is not a repeated tap: no cooldown applies to it.
             $0.tagIdentified(
-                reader: tap.reader, serial: tap.serial, identity: tag.identity, cooldown: first.rule.cooldown,
-                now: configuration.now())
+                reader: tap.reader, serial: tap.serial, identity: tag.identity,
+                cooldown: returning == nil ? first.rule.cooldown : .zero, now: configuration.now())
         }
         switch decision {
         case .ignore: return .superseded(tag.tag, rules: rules)
@@ -192,10 +220,45 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         let time = Date()
         let eventID = EventID.make(at: time)
         let latency = ContinuousClock.now - tap.received
-        let rulesDispatched = await dispatcher.dispatch(tag, eventID: eventID, time: time)
-        return .dispatched(
-            tag.tag,
-            Dispatch(eventID: eventID, time: time, rules: rulesDispatched, latency: latency, readTime: tag.readTime))
+        let presentationID = returning ?? eventID
+        let followed = tag.matches.map(\.rule).filter { !$0.on.isEmpty }
+        var tapDone: Gate?
+        if !followed.isEmpty {
+            let gate = Gate()
+            tapDone = gate
+            follower.follow(
+                id: presentationID, tag: tag, rules: followed, start: tap.received, tapDone: gate
+            ) { [self] event in await carryOut(event) }
+        }
+        let plan: [(Rule, PresentationContext?)] = tag.matches.map { match in
+            guard returning != nil || !match.rule.on.isEmpty else { return (match.rule, nil) }
+            let kind: PresentationEventKind = returning != nil && match.rule.on.returned != nil ? .returned : .tap
+            return (match.rule, PresentationContext(kind: kind, presentationID: presentationID, presentedFor: latency))
+        }
+        let rulesDispatched = await dispatcher.dispatch(plan, of: tag, eventID: eventID, time: time)
+        tapDone?.open()
+        var dispatch = Dispatch(
+            eventID: eventID, time: time, rules: rulesDispatched, latency: latency, readTime: tag.readTime)
+        if let returning {
+            dispatch.event = .returned
+            dispatch.presentationID = returning
+        }
+        return .dispatched(tag.tag, dispatch)
+    }
+
+    /// Carries out a later event of a followed presentation and reports it (docs/rules.md, "Tags that stay on
+    /// the reader").
+    /// - Parameter event: the event.
+    func carryOut(_ event: PresentationFollower.Event) async {
+        let time = Date()
+        let eventID = EventID.make(at: time)
+        let rules = await dispatcher.dispatch(
+            event.rules.map { ($0, event.context) }, of: event.tag, eventID: eventID, time: time)
+        var dispatch = Dispatch(eventID: eventID, time: time, rules: rules, latency: .zero, readTime: .zero)
+        dispatch.event = event.context.kind
+        dispatch.presentationID = event.context.presentationID
+        dispatch.presentedFor = event.context.presentedFor
+        reporter.report(.dispatched(event.tag.tag, dispatch))
     }
 }
 

@@ -92,7 +92,12 @@ public enum RouterLauncher {
         }
         routerConfiguration.eventHandled = { notifier.alive() }
         routerConfiguration.heartbeat = { notifier.ready(status: readiness) }
-        if let mqtt { routerConfiguration.readerAdded = { mqtt.readerAppeared($0) } }
+        if let mqtt {
+            routerConfiguration.readerAdded = { mqtt.readerAppeared($0) }
+            if ruleSet.mqtt?.discoveryPrefix != nil {
+                routerConfiguration.presenceChanged = { mqtt.presenceChanged($0, isPresent: $1) }
+            }
+        }
         let router = Router(
             configuration: routerConfiguration, events: watcher,
             cardReader: PCSCCardReader(logger: logger), rules: store,

@@ -55,6 +55,14 @@ public struct RouterMetrics: Sendable {
         action(kind: outcome.kind.rawValue, outcome: outcome.label.rawValue)
     }
 
+    /// Counts an event of a followed presentation by kind (`tagrouter_presentation_events_total{kind=…}`:
+    /// `removed`, `held`, `returned`).
+    /// - Parameter kind: the event.
+    func presentationEvent(_ kind: String) {
+        Counter(label: "tagrouter_presentation_events_total", dimensions: [("kind", kind)], factory: factory)
+            .increment()
+    }
+
     /// Counts a rule whose templates failed to render: kind `render`, outcome `failed`.
     func renderFailed() {
         action(kind: "render", outcome: ActionOutcome.Label.failed.rawValue)

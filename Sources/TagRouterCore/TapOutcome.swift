@@ -1,5 +1,6 @@
 public import Foundation
 public import TagActions
+public import TagRules
 
 /// How one tap ended. The tap's log line, its metrics and its history row are derived from this one value
 /// (`TapOutcome+Report.swift`).
@@ -14,8 +15,20 @@ public enum TapOutcome: Sendable {
     case suppressed(TagSummary, rules: [String], since: Duration)
     /// Rules matched, but the presentation ended or was settled before the read finished: nothing is done.
     case superseded(TagSummary, rules: [String])
-    /// Rules matched and their actions were carried out.
+    /// Rules matched and their actions were carried out: for a tap, or for a later event of its presentation
+    /// (``Dispatch/event``).
     case dispatched(TagSummary, Dispatch)
+    /// The tag came back within the grace of its presentation's `removed`: the presentation goes on, nothing is
+    /// done.
+    case continued(TagSummary, rules: [String], presentationID: String)
+}
+
+extension TapOutcome {
+    /// Whether this is a later event of a presentation (`removed`, `held`), not a tag put on a reader.
+    public var isLaterEvent: Bool {
+        if case .dispatched(_, let dispatch) = self { return dispatch.isLaterEvent }
+        return false
+    }
 }
 
 /// The actions carried out for one tap.
@@ -30,6 +43,31 @@ public struct Dispatch: Sendable {
     public var latency: Duration
     /// How long the tag's commands took.
     public var readTime: Duration
+    /// The event of the presentation: `tap`, or `returned`, `removed`, `held` (docs/rules.md, "Tags that stay on
+    /// the reader").
+    public var event: PresentationEventKind = .tap
+    /// The presentation's id when it is followed or returned; `nil` for a plain tap (its id is ``eventID``).
+    public var presentationID: String?
+    /// For `removed` and `held`: how long the tag had been on the reader.
+    public var presentedFor: Duration?
+
+    /// Creates a dispatch.
+    /// - Parameters:
+    ///   - eventID: the event id.
+    ///   - time: the event time.
+    ///   - rules: what came of each rule.
+    ///   - latency: from the reader's event to the dispatch.
+    ///   - readTime: how long the tag's commands took.
+    public init(eventID: String, time: Date, rules: [RuleDispatch], latency: Duration, readTime: Duration) {
+        self.eventID = eventID
+        self.time = time
+        self.rules = rules
+        self.latency = latency
+        self.readTime = readTime
+    }
+
+    /// Whether this is a later event (`removed`, `held`), not a tag put on a reader.
+    public var isLaterEvent: Bool { event == .removed || event == .held }
 
     /// Every action's outcome, in rule order then action order.
     public var outcomes: [ActionOutcome] { rules.flatMap(\.outcomes) }

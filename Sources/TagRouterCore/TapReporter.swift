@@ -3,6 +3,7 @@ import Foundation
 public import Logging
 import StateStore
 import TagActions
+import TagRules
 
 /// Turns a ``TapOutcome`` into the tap's log line, its metrics and its history row: the one place each is
 /// derived, so the three always agree (docs/operations.md, "Logs" and "Metrics").
@@ -25,7 +26,7 @@ public struct TapReporter: Sendable {
     /// Logs, counts and records one tap.
     /// - Parameter outcome: how the tap ended.
     public func report(_ outcome: TapOutcome) {
-        metrics.taps.increment()
+        if !outcome.isLaterEvent { metrics.taps.increment() }
         var logger = self.logger
         switch outcome {
         case .readFailed(let reader, let failure):
@@ -58,14 +59,29 @@ public struct TapReporter: Sendable {
             logger.debug("tap.superseded: the presentation ended or was already dispatched")
         case .dispatched(let tag, let dispatch):
             report(dispatch, of: tag, logger: &logger)
+        case .continued(let tag, let rules, let presentationID):
+            tag.annotate(&logger, rules: rules)
+            logger.debug(
+                "tap.continued: the tag came back within the grace; its presentation goes on",
+                metadata: ["presentation.id": "\(presentationID)"])
         }
     }
 
     private func report(_ dispatch: Dispatch, of tag: TagSummary, logger: inout Logger) {
         let rules = dispatch.rules.map(\.rule)
         tag.annotate(&logger, rules: rules)
-        metrics.matched.increment()
-        metrics.tapToDispatch.recordNanoseconds(dispatch.latency.nanoseconds)
+        if dispatch.event != .tap { metrics.presentationEvent(dispatch.event.rawValue) }
+        if !dispatch.isLaterEvent {
+            metrics.matched.increment()
+            metrics.tapToDispatch.recordNanoseconds(dispatch.latency.nanoseconds)
+        }
+        if let presentationID = dispatch.presentationID {
+            logger[metadataKey: "presentation.id"] = "\(presentationID)"
+            logger[metadataKey: "presentation.event"] = "\(dispatch.event.rawValue)"
+        }
+        if let presentedFor = dispatch.presentedFor {
+            logger[metadataKey: "presented_ms"] = "\(presentedFor.millisecondsText)"
+        }
         for rule in dispatch.rules {
             switch rule.result {
             case .performed(let outcomes): outcomes.forEach(metrics.action)
@@ -73,18 +89,24 @@ public struct TapReporter: Sendable {
             }
         }
         let summary = dispatch.rules.flatMap(\.summaries).joined(separator: "; ")
+        var metadata: Logger.Metadata = ["event.id": "\(dispatch.eventID)", "action.outcome": "\(summary)"]
+        if !dispatch.isLaterEvent {
+            metadata["latency_ms"] = "\(dispatch.latency.millisecondsText)"
+            metadata["read_ms"] = "\(dispatch.readTime.millisecondsText)"
+        }
+        // A tap's line is `tap` (a return too, with presentation.event=returned); a later event's is its kind.
         logger.log(
-            level: dispatch.hasFailure ? .warning : .info, "tap",
-            metadata: [
-                "event.id": "\(dispatch.eventID)", "action.outcome": "\(summary)",
-                "latency_ms": "\(dispatch.latency.millisecondsText)",
-                "read_ms": "\(dispatch.readTime.millisecondsText)",
-            ])
-        record(
-            TapRecord(
-                time: dispatch.time, reader: tag.reader, uid: tag.uid, uri: tag.uri,
-                rule: rules.joined(separator: ","), outcome: Self.historyOutcome(of: dispatch), detail: summary,
-                eventID: dispatch.eventID))
+            level: dispatch.hasFailure ? .warning : .info, "\(dispatch.isLaterEvent ? dispatch.event.rawValue : "tap")",
+            metadata: metadata)
+        var record = TapRecord(
+            time: dispatch.time, reader: tag.reader, uid: tag.uid, uri: tag.uri,
+            rule: rules.joined(separator: ","), outcome: Self.historyOutcome(of: dispatch), detail: summary,
+            eventID: dispatch.eventID)
+        if dispatch.presentationID != nil {
+            record.event = dispatch.event.rawValue
+            record.presentationID = dispatch.presentationID
+        }
+        self.record(record)
     }
 
     /// `failed` when an action failed or a rule did not render, else `dropped` when an action was dropped, else

@@ -4,7 +4,7 @@ import Yams
 extension FileParser {
     static let ruleKeys = [
         "name", "description", "match", "run", "open", "webhook", "actions", "continue", "cooldown", "caseSensitive",
-        "percentEncoded", "mqtt",
+        "percentEncoded", "mqtt", "on",
     ]
 
     /// Parses one rule; nil (after diagnostics) if it is invalid.
@@ -43,6 +43,7 @@ extension FileParser {
         openSites = []
         var continues = false
         var cooldown = defaultCooldown
+        var on = PresentationEvents()
         for item in items {
             switch item.key {
             case "match":
@@ -59,6 +60,8 @@ extension FileParser {
                 cooldown = duration(item.value, "'cooldown'") ?? cooldown
             case "description":
                 _ = string(item.value, "'description'")
+            case "on":
+                on = parseOn(item.value, context: context)
             default:
                 break
             }
@@ -81,7 +84,7 @@ extension FileParser {
         conditions.live?.rule = name
         return Rule(
             name: name, location: location(nameNode ?? node), actions: actions, continues: continues,
-            cooldown: cooldown, conditions: conditions)
+            cooldown: cooldown, conditions: conditions, on: on)
     }
 
     /// Whether a template's scheme is written in the rule (its fixed text starts with `scheme:`), not taken from

@@ -45,6 +45,13 @@ public struct MQTTSettings: Sendable, Hashable {
     public func tagTopic(reader: String) -> String {
         MQTTTopic.tagTopic(prefix: topicPrefix, reader: reader)
     }
+
+    /// Where Home Assistant discovery's presence sensor reads whether a tag is on a reader: `<topicPrefix>/<reader
+    /// id>/present`, `ON` or `OFF`, retained.
+    /// - Parameter reader: the reader name.
+    public func presenceTopic(reader: String) -> String {
+        "\(topicPrefix)/\(MQTTTopic.readerID(reader))/present"
+    }
 }
 
 extension MQTTSettings {

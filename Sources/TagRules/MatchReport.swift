@@ -13,9 +13,24 @@ public struct MatchReport: Sendable, Encodable {
     public var explain: [Explanation]?
     /// Problems rendering actions (a header injection), if any.
     public var errors: [String]
+    /// The later events of the presentation the matched rules react to (their `on:` blocks), with the actions
+    /// each would run; `nil` (left out of the JSON) when no matched rule has an `on:` block.
+    public var events: [LaterEvent]?
+
+    /// One later event of a matched rule.
+    public struct LaterEvent: Sendable, Encodable {
+        /// The rule.
+        public var rule: String
+        /// The event: `removed`, `held` or `returned`.
+        public var event: String
+        /// Its timing as written: `after 1s`, `for 2s`, `within 10m`.
+        public var timing: String
+        /// Its actions, rendered as for the tap.
+        public var actions: [RenderedAction]
+    }
 
     private enum CodingKeys: String, CodingKey {
-        case matched, actions, explain, errors
+        case matched, actions, explain, errors, events
     }
 
     /// Runs the event through the rules without running anything.
@@ -31,11 +46,26 @@ public struct MatchReport: Sendable, Encodable {
         actions = []
         actionRules = []
         errors = []
+        var events: [LaterEvent] = []
+        defer { self.events = events.isEmpty ? nil : events }
         for match in matches {
             do {
                 let rendered = try match.rule.render(event: event, eventID: eventID, time: time, masksSecrets: true)
                 actions += rendered
                 actionRules += Array(repeating: match.rule.name, count: rendered.count)
+                for (kind, timingKey) in zip(
+                    [PresentationEventKind.removed, .held, .returned], FileParser.presentationEventTiming.map(\.1))
+                {
+                    guard let later = match.rule.on[kind] else { continue }
+                    let context = PresentationContext(kind: kind, presentationID: eventID, presentedFor: .zero)
+                    events.append(
+                        LaterEvent(
+                            rule: match.rule.name, event: kind.rawValue,
+                            timing: "\(timingKey) \(DurationText.format(later.timing))",
+                            actions: try match.rule.render(
+                                event: event, eventID: eventID, time: time, masksSecrets: true,
+                                presentation: context)))
+                }
             } catch {
                 errors.append("rule '\(match.rule.name)': \(error)")
             }
@@ -61,6 +91,11 @@ public struct MatchReport: Sendable, Encodable {
             lines.append("matched: \(matched.joined(separator: ", "))")
             for (rule, action) in zip(actionRules, actions) {
                 lines.append("  \(rule): \(Self.describe(action))")
+            }
+            for later in events ?? [] {
+                for action in later.actions {
+                    lines.append("  \(later.rule) on \(later.event) (\(later.timing)): \(Self.describe(action))")
+                }
             }
         }
         lines += errors.map { "error: \($0)" }

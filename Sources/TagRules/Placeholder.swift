@@ -5,12 +5,19 @@ public enum Placeholder: Sendable, Hashable {
     case queryItem(String)
     /// `{ha_tag_id}`: the Home Assistant tag id (an extension, docs/rules.md, "Placeholders").
     case homeAssistantTagID
+    /// `{event}`: `tap`, `removed`, `held` or `returned` (docs/rules.md, "Tags that stay on the reader").
+    case event
+    /// `{presentation_id}`: the id every event of one presentation shares (its tap's event id).
+    case presentationID
+    /// `{presented_for_ms}`: how long the tag had been on the reader at the event, in milliseconds.
+    case presentedForMilliseconds
 
     /// The simple placeholders by name.
     static let byName: [String: Placeholder] = [
         "uri": .uri, "scheme": .scheme, "host": .host, "path": .path, "query": .query, "fragment": .fragment,
         "uid": .uid, "reader": .reader, "tech": .tech, "rule": .rule, "text": .text, "event_id": .eventID,
-        "time": .time, "ha_tag_id": .homeAssistantTagID,
+        "time": .time, "ha_tag_id": .homeAssistantTagID, "event": .event, "presentation_id": .presentationID,
+        "presented_for_ms": .presentedForMilliseconds,
     ]
 
     /// The placeholder named `name` (without braces), or nil.
@@ -30,6 +37,8 @@ public enum Placeholder: Sendable, Hashable {
         case .queryItem(let item): "query.\(item)"
         case .eventID: "event_id"
         case .homeAssistantTagID: "ha_tag_id"
+        case .presentationID: "presentation_id"
+        case .presentedForMilliseconds: "presented_for_ms"
         default: Self.byName.first { $0.value == self }?.key ?? ""
         }
     }

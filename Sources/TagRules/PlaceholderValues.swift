@@ -10,6 +10,9 @@ public struct PlaceholderValues: Sendable {
     public var eventID: String
     /// The event time in RFC 3339 UTC, `{time}`.
     public var time: String
+    /// Which event of its presentation this is, `{event}`, `{presentation_id}` and `{presented_for_ms}`; `nil`
+    /// for a tap with no presentation recorded (`match`): a `tap` whose presentation id is its event id.
+    public var presentation: PresentationContext?
 
     /// Collects the values for an event.
     /// - Parameters:
@@ -43,6 +46,9 @@ public struct PlaceholderValues: Sendable {
         case .eventID: return eventID
         case .time: return time
         case .homeAssistantTagID: return homeAssistantTagID
+        case .event: return (presentation?.kind ?? .tap).rawValue
+        case .presentationID: return presentation?.presentationID ?? eventID
+        case .presentedForMilliseconds: return String(presentation?.presentedForMilliseconds ?? 0)
         }
     }
 

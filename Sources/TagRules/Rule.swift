@@ -13,6 +13,8 @@ public struct Rule: Sendable {
     public var continues: Bool
     /// The cooldown for the same tag on the same reader.
     public var cooldown: Duration
+    /// The later events of a presentation the rule reacts to (`on:`); empty for most rules.
+    public var on: PresentationEvents
     /// The compiled conditions, behind one reference so that evaluating a candidate retains one object, not each
     /// of the conditions' arrays.
     private(set) var matcher: Matcher
@@ -42,14 +44,33 @@ public struct Rule: Sendable {
 
     init(
         name: String, location: SourceLocation, actions: [Action], continues: Bool, cooldown: Duration,
-        conditions: MatchConditions
+        conditions: MatchConditions, on: PresentationEvents = PresentationEvents()
     ) {
         self.name = name
         self.location = location
         self.actions = actions
         self.continues = continues
         self.cooldown = cooldown
+        self.on = on
         self.matcher = Matcher(conditions)
+    }
+
+    /// Replaces every action of the rule, its `on:` events' included.
+    /// - Parameter transform: the new action for each.
+    mutating func mapActions(_ transform: (Action) -> Action) {
+        actions = actions.map(transform)
+        for kind in [PresentationEventKind.removed, .held, .returned] {
+            guard var event = on[kind] else { continue }
+            event.actions = event.actions.map(transform)
+            on[kind] = event
+        }
+    }
+
+    /// The actions the rule carries out for an event of its presentations: its own for the tap, its `on:`
+    /// block's for the others (none when it has no such event).
+    /// - Parameter kind: the event.
+    public func actions(for kind: PresentationEventKind) -> [Action] {
+        kind == .tap ? actions : on[kind]?.actions ?? []
     }
 
     /// Whether the rule matches the event (ignoring order and fan-out).
@@ -66,13 +87,17 @@ public struct Rule: Sendable {
     ///   - eventID: the event id, for `{event_id}`.
     ///   - time: the event time as RFC 3339 text (the event document's `time`), for `{time}`.
     ///   - masksSecrets: show `${NAME}` instead of environment values (for human output).
+    ///   - presentation: the event of the presentation (the rule's `on:` actions for any but `tap`); `nil` is the
+    ///     tap.
     /// - Returns: the rendered actions, in order.
     /// - Throws: ``TagRulesError`` when a placeholder value would inject a line break into a header.
-    public func render(event: TagEvent, eventID: String, time: String, masksSecrets: Bool = false) throws
-        -> [RenderedAction]
-    {
-        let values = PlaceholderValues(event: event, rule: name, eventID: eventID, time: time)
-        return try actions.map { action in
+    public func render(
+        event: TagEvent, eventID: String, time: String, masksSecrets: Bool = false,
+        presentation: PresentationContext? = nil
+    ) throws -> [RenderedAction] {
+        var values = PlaceholderValues(event: event, rule: name, eventID: eventID, time: time)
+        values.presentation = presentation
+        return try actions(for: presentation?.kind ?? .tap).map { action in
             switch action {
             case .open(let template):
                 return .open(uri: try template.render(values, escaping: .plain, masksSecrets: masksSecrets))
@@ -119,7 +144,8 @@ public struct Rule: Sendable {
         let variables = [
             "TAG_URI": values[.uri], "TAG_UID": values[.uid], "TAG_READER": values[.reader],
             "TAG_TECH": values[.tech], "TAG_RULE": values[.rule], "TAG_EVENT_ID": values[.eventID],
-            "TAG_TEXT": values[.text],
+            "TAG_TEXT": values[.text], "TAG_EVENT": values[.event], "TAG_PRESENTATION_ID": values[.presentationID],
+            "TAG_PRESENTED_FOR_MS": values[.presentedForMilliseconds],
         ]
         return variables.mapValues { $0.utf8.contains(0) ? "" : $0 }
     }

@@ -77,7 +77,7 @@ struct RuleLoader {
         if let mqtt {
             // Default topics need the broker's prefix, and the block may come after the rules that use it.
             for index in rules.indices {
-                rules[index].actions = rules[index].actions.map { action in
+                rules[index].mapActions { action in
                     guard case .mqtt(var publication) = action else { return action }
                     publication.topicPrefix = mqtt.topicPrefix
                     return .mqtt(publication)

@@ -61,6 +61,64 @@ import VirtualTag
         (try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]) ?? [:]
     }
 
+    /// Issue 30: each reader also gets an `event` entity fed by its tag topic and a "Tag present" sensor; a
+    /// removal published by `on: removed` carries its event, presentation id and time on the reader.
+    @Test func removalsReachHomeAssistantsEventEntityAndThePresenceSensor() async throws {
+        let broker = try await MosquittoBroker.start()
+        let subscriber = try await MQTTSubscriber(broker: broker)
+        let rules = Self.rules(
+            port: broker.port,
+            rules: """
+                  - name: shelf
+                    match: { any: true }
+                    mqtt: {}
+                    on:
+                      removed: { after: 300ms, mqtt: {} }
+
+                """)
+        try await RouterHarness.with(rules: rules, environment: Self.environment()) { harness in
+            try await harness.router.waitForLog("mqtt connected")
+            let event = try await subscriber.waitFor(2) { $0.topic.hasPrefix("homeassistant/event/") }
+            let eventConfig = Self.json(try #require(event.first { $0.topic.contains("00_00") }))
+            #expect(
+                Set(event.map(\.topic)) == [
+                    "homeassistant/event/front-door/virtual_pcd_00_00/config",
+                    "homeassistant/event/front-door/virtual_pcd_00_01/config",
+                ])
+            #expect(eventConfig["state_topic"] as? String == Self.tagTopic)
+            #expect(eventConfig["event_types"] as? [String] == ["tap", "removed", "held", "returned"])
+            #expect(eventConfig["unique_id"] as? String == "tagrouter_front-door_virtual_pcd_00_00_event")
+            #expect(eventConfig["availability_topic"] as? String == "tagrouter/front-door/status")
+            #expect(
+                eventConfig["value_template"] as? String
+                    == "{{ dict(value_json, event_type=value_json.get('event', 'tap')) | to_json }}")
+            let sensor = try await subscriber.waitFor(2) { $0.topic.hasPrefix("homeassistant/binary_sensor/") }
+            let sensorConfig = Self.json(try #require(sensor.first { $0.topic.contains("00_00") }))
+            #expect(sensorConfig["state_topic"] as? String == "tagrouter/front-door/virtual_pcd_00_00/present")
+            #expect(sensorConfig["payload_on"] as? String == "ON" && sensorConfig["payload_off"] as? String == "OFF")
+
+            let tag = try harness.present(uri: "https://example.com/figure")
+            try await harness.router.waitForLog("mqtt queued")
+            try await harness.remove(tag, slot: 0)
+            let published = try await subscriber.waitFor(2) { $0.topic == Self.tagTopic }
+            let documents = published.map(Self.json)
+            #expect(documents.map { $0["event"] as? String } == ["tap", "removed"])
+            #expect(documents[0]["presentation_id"] as? String == documents[1]["presentation_id"] as? String)
+            #expect(documents[1]["ha_tag_id"] as? String == "04-A1-B2-C3-D4-E5-80")
+            #expect(((documents[1]["presented_for_ms"] as? Int) ?? 0) > 0)
+            let presence = try await subscriber.waitFor(2) {
+                $0.topic == "tagrouter/front-door/virtual_pcd_00_00/present"
+            }
+            #expect(presence.map(\.text) == ["ON", "OFF"])
+            // Retained: a subscriber that comes later learns the reader is empty.
+            let late = try await MQTTSubscriber(broker: broker, filter: "tagrouter/front-door/+/present")
+            let retained = try await late.waitFor(1) { $0.topic.hasSuffix("00_00/present") }
+            #expect(retained.map(\.text) == ["OFF"])
+            try await harness.router.waitForLog(" info removed ")
+        }
+        await broker.stop()
+    }
+
     @Test func aTapIsPublishedWithTheEventDocumentAndReadersAreDiscoveredByHomeAssistant() async throws {
         let broker = try await MosquittoBroker.start()
         let subscriber = try await MQTTSubscriber(broker: broker)
@@ -90,7 +148,10 @@ import VirtualTag
             let first = try #require(discovery.first { $0.topic.contains("00_00") })
             let config = Self.json(first)
             #expect(config["topic"] as? String == Self.tagTopic)
-            #expect(config["value_template"] as? String == "{{ value_json.ha_tag_id }}")
+            #expect(
+                config["value_template"] as? String
+                    == "{% if value_json.get('event', 'tap') in ('tap', 'returned') %}{{ value_json.ha_tag_id }}{% endif %}"
+            )
             let device = try #require(config["device"] as? [String: Any])
             #expect(device["identifiers"] as? [String] == ["tagrouter_front-door_virtual_pcd_00_00"])
             #expect(device["name"] as? String == "Virtual PCD 00 00")

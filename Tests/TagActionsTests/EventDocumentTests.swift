@@ -25,7 +25,9 @@ struct EventDocumentTests {
         )
         #expect(
             document.jsonString()
-                == #"{"ha_tag_id":"04-A1-B2-C3-D4-E5-80","id":"0193b0c2-0000-7000-8000-000000000001","reader":"ACS ACR122U PICC Interface 00 00","#
+                == #"{"event":"tap","ha_tag_id":"04-A1-B2-C3-D4-E5-80","id":"0193b0c2-0000-7000-8000-000000000001","#
+                + #""presentation_id":"0193b0c2-0000-7000-8000-000000000001","presented_for_ms":0,"#
+                + #""reader":"ACS ACR122U PICC Interface 00 00","#
                 + #""records":[{"payload":"04686f6d65","tnf":"well-known","type":"U","uri":"https://home.example.com/door"},"#
                 + #"{"payload":"02656e6869","text":"hi \"there\"\n","tnf":"well-known","type":"T"}],"#
                 + #""rule":"front-door","tag":{"tech":"type2","uid":"04A1B2C3D4E580"},"#
@@ -55,6 +57,14 @@ struct EventDocumentTests {
                 rule: "ümlaut \"rule\"", reader: "ACS ACR122U PICC Interface 00 00",
                 tag: .init(uid: "04A1B2C3D4E580", tech: "type2"), uri: "https://e.com/\u{7}",
                 records: [poster, text, app], haTagID: "04-A1-B2-C3-D4-E5-80"),
+            {
+                var removed = EventDocument(
+                    id: "e2", time: "t", rule: "r", reader: "x", tag: .init(uid: "04", tech: "type2"))
+                removed.event = "removed"
+                removed.presentationID = "e1"
+                removed.presentedForMilliseconds = 12_345
+                return removed
+            }(),
         ]
     }()
 
@@ -70,7 +80,8 @@ struct EventDocumentTests {
         let document = EventDocument(id: "i", time: "t", rule: "r", reader: "x", tag: .init(uid: nil, tech: "type4"))
         #expect(
             document.jsonString()
-                == #"{"ha_tag_id":"","id":"i","reader":"x","records":[],"rule":"r","tag":{"tech":"type4"},"time":"t"}"#)
+                == #"{"event":"tap","ha_tag_id":"","id":"i","presentation_id":"i","presented_for_ms":0,"reader":"x","#
+                + #""records":[],"rule":"r","tag":{"tech":"type4"},"time":"t"}"#)
     }
 
     @Test("event ids are UUIDv7: version 7, RFC variant, time-ordered")

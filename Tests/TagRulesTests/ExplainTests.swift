@@ -79,7 +79,7 @@ private let multiRule = """
     let report = CheckReport(sources: [rulesFolder], environment: ["HA_TOKEN": "token", "PATH": "/usr/bin:/bin"])
     #expect(report.succeeded, "\(report.text)")
     #expect(report.diagnostics.isEmpty, "\(report.text)")
-    #expect(report.text == "10 rules in 4 files")
+    #expect(report.text == "12 rules in 5 files")
 }
 
 @Test func exampleRulesNeedTheHomeAssistantToken() {
