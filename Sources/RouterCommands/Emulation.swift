@@ -52,34 +52,69 @@ public enum Emulation {
         }
     }
 
-    /// Presents the tag until `hold` runs out or vpcd drops it, reporting progress on standard output.
+    /// A gesture: how often the tag is put on the reader, for how long, and how long it stays away between two
+    /// presentations (`--repeat`, `--hold`, `--gap`).
+    public struct Gesture: Sendable, Hashable {
+        /// How long each presentation lasts; until Ctrl-C when nil (one presentation only).
+        public var hold: Duration?
+        /// How long the tag stays away between two presentations.
+        public var gap: Duration
+        /// How many presentations.
+        public var repeats: Int
+
+        /// Creates a gesture.
+        /// - Parameters:
+        ///   - hold: `--hold`.
+        ///   - gap: `--gap` (default 1 s).
+        ///   - repeats: `--repeat` (default 1).
+        public init(hold: Duration?, gap: Duration = .seconds(1), repeats: Int = 1) {
+            self.hold = hold
+            self.gap = gap
+            self.repeats = repeats
+        }
+
+        /// What is wrong with the options, or nil: several presentations need a `--hold`; `--gap` needs several.
+        /// - Parameter gapGiven: whether `--gap` was given.
+        public func problem(gapGiven: Bool) -> String? {
+            if repeats > 1 && hold == nil { return "--repeat needs --hold: how long each presentation lasts" }
+            if gapGiven && repeats == 1 { return "--gap needs --repeat 2 or more" }
+            return nil
+        }
+    }
+
+    /// Presents the tag as the gesture says, until `hold` runs out (or Ctrl-C, or vpcd drops it), then again after
+    /// `gap` while repeats remain, reporting progress on standard output.
     /// - Parameters:
     ///   - content: what the tag holds.
     ///   - kind: `--tag`.
     ///   - vpcd: `--vpcd`.
-    ///   - hold: `--hold`; until Ctrl-C when nil.
+    ///   - gesture: `--hold`, `--gap`, `--repeat`.
     ///   - timeline: `--timeline`: a file to write what the tag saw and when, one JSON object a line, once the
-    ///     tag is gone (docs/cli.md, "emulate").
+    ///     tag is gone for the last time (docs/cli.md, "emulate").
     ///   - answerDelay: `--answer-delay`: how long the tag takes to answer each command.
     /// - Returns: the exit status: 0 after the tag was presented and removed, 1 (with one sentence on standard
     ///   error) when vpcd cannot be reached, the message does not fit the tag or the timeline cannot be written.
     public static func run(
-        content: Content, kind: Kind, vpcd: HostAndPort, hold: Duration?, timeline: String? = nil,
+        content: Content, kind: Kind, vpcd: HostAndPort, gesture: Gesture, timeline: String? = nil,
         answerDelay: Duration = .zero
     ) async -> Int32 {
         do {
             let (host, port) = (vpcd.host, vpcd.port)
             let card = try kind.card(holding: try message(content))
             let recorder = timeline.map { _ in CardTimeline() }
-            let presented = try VirtualReader(host: host, port: port, logger: ReaderCommands.logger)
-                .present(card, timeline: recorder, answerDelay: answerDelay)
-            Terminal.print("presenting \(kind.rawValue) on vpcd \(host):\(port)")
-            if let duration = hold {
-                await presented.hold(for: duration)
-            } else {
-                await presented.waitUntilGone()
+            for round in 1...gesture.repeats {
+                if round > 1 { try await Task.sleep(for: gesture.gap) }
+                let presented = try VirtualReader(host: host, port: port, logger: ReaderCommands.logger)
+                    .present(card, timeline: recorder, answerDelay: answerDelay)
+                let count = gesture.repeats > 1 ? " (\(round) of \(gesture.repeats))" : ""
+                Terminal.print("presenting \(kind.rawValue) on vpcd \(host):\(port)\(count)")
+                if let duration = gesture.hold {
+                    await presented.hold(for: duration)
+                } else {
+                    await presented.waitUntilGone()
+                }
+                Terminal.print("removed after \(presented.commandCount) commands")
             }
-            Terminal.print("removed after \(presented.commandCount) commands")
             if let timeline, let recorder {
                 try write(recorder, to: timeline)
             }

@@ -9,7 +9,7 @@ struct EmulateCommand: AsyncParsableCommand {
         discussion: """
             Needs pcscd with the vpcd driver (Debian: apt install pcscd vsmartcard-vpcd), which adds the readers \
             "Virtual PCD 00 00" (port 35963) and "Virtual PCD 00 01" (port 35964). The tag stays until --hold \
-            runs out or Ctrl-C. A factory-fresh card (--tag classic1k-blank, classic4k-blank, classicmini-blank) \
+            runs out or Ctrl-C; --repeat 3 --hold 2s --gap 500ms puts it down three times, as on a shelf. A factory-fresh card (--tag classic1k-blank, classic4k-blank, classicmini-blank) \
             takes none of --uri, --ndef, --file. Exit status: 0 after the tag was presented and removed, 1 when vpcd cannot be \
             reached or the message does not fit the tag.
             """)
@@ -38,6 +38,18 @@ struct EmulateCommand: AsyncParsableCommand {
     var hold: DurationArgument?
 
     @Option(
+        name: .customLong("repeat"),
+        help: "Present the tag this many times, each for --hold (a shelf's put down, take away, put back).")
+    var repeats = PositiveCount(1)
+
+    @Option(help: "How long the tag stays away between two presentations of --repeat (default 1s).")
+    var gap: DurationArgument?
+
+    private var gesture: Emulation.Gesture {
+        Emulation.Gesture(hold: hold?.duration, gap: gap?.duration ?? .seconds(1), repeats: repeats.value)
+    }
+
+    @Option(
         help: ArgumentHelp(
             "Write what the tag saw and when (CLOCK_MONOTONIC) to this file, one JSON object a line, once it is gone.",
             discussion: "For latency benchmarks: power-on, ATR, each command and answer, removal.",
@@ -62,6 +74,7 @@ struct EmulateCommand: AsyncParsableCommand {
             )
         }
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
+        if let problem = gesture.problem(gapGiven: gap != nil) { throw ValidationError(problem) }
         do {
             try Emulation.validate(content: content)
         } catch {
@@ -72,7 +85,7 @@ struct EmulateCommand: AsyncParsableCommand {
     func run() async throws {
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         let status = await Emulation.run(
-            content: content, kind: tag, vpcd: vpcd, hold: hold?.duration, timeline: timeline,
+            content: content, kind: tag, vpcd: vpcd, gesture: gesture, timeline: timeline,
             answerDelay: answerDelay?.duration ?? .zero)
         if status != 0 { throw ExitCode(status) }
     }

@@ -45,6 +45,9 @@ import enum TestSupport.TagRouterBinary
         (["--ndef", "00", "--tag", "ntag999"], "The value 'ntag999' is invalid for '--tag <tag>'"),
         (["--ndef", "00", "--hold", "soon"], "The value 'soon' is invalid for '--hold <hold>'"),
         (["--ndef", "00", "--vpcd", "localhost"], "The value 'localhost' is invalid for '--vpcd <host:port>'"),
+        (["--ndef", "00", "--repeat", "2"], "--repeat needs --hold"),
+        (["--ndef", "00", "--hold", "1s", "--gap", "1s"], "--gap needs --repeat 2 or more"),
+        (["--ndef", "00", "--repeat", "0"], "The value '0' is invalid for '--repeat <repeat>'"),
     ])
     func invalidOptionsAreRefusedBeforeConnecting(arguments: [String], message: String) async throws {
         let output = try await TagRouterBinary.run(["emulate"] + arguments, environment: [:])

@@ -176,6 +176,21 @@ import VirtualTag
         }
     }
 
+    @Test("emulate's gestures: put down, taken away past the grace, put back within the window")
+    func emulateRepeatsAGesture() async throws {
+        try await RouterHarness.with(rules: Self.rules(grace: "800ms", hold: "1h")) { harness in
+            let run = try await TagRouterBinary.run(
+                [
+                    "emulate", "--ndef", "", "--vpcd", "127.0.0.1:\(harness.pcscd.vpcdPort(slot: 0))", "--repeat", "2",
+                    "--hold", "1500ms", "--gap", "2500ms",
+                ], environment: harness.pcscd.environment, timeout: .seconds(30))
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput.contains("(2 of 2)"), "\(run.standardOutput)")
+            try await harness.waitForDispatches(4)
+            #expect(Self.events(harness).map(\.[0]) == ["tap", "removed", "returned", "removed"])
+        }
+    }
+
     @Test("a router stopped with a tag on the reader fires no removed; the next one sees a tap")
     func restartWithATagPresent() async throws {
         try await RouterHarness.with(rules: Self.rules(grace: "300ms", hold: "1h")) { harness in
