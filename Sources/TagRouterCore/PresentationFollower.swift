@@ -43,6 +43,21 @@ final class PresentationFollower: Sendable {
     /// Carries out one later event (the router: render, dispatch, report).
     typealias Perform = @Sendable (Event) async -> Void
 
+    /// Calls `fire` at `deadline` unless the returned cancel is called first. The router's sleeps on the
+    /// continuous clock (``sleeping(until:fire:)``); tests drive a virtual clock instead.
+    typealias Schedule =
+        @Sendable (_ deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> @Sendable () -> Void
+
+    /// The router's timers: a task sleeping until the deadline.
+    static let sleeping: Schedule = { deadline, fire in
+        let task = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            fire()
+        }
+        return { task.cancel() }
+    }
+
     private struct Followed {
         var id: String
         /// Carries out its events.
@@ -86,20 +101,27 @@ final class PresentationFollower: Sendable {
         /// The last task of each presentation's chain: the next event waits for it.
         var chains: [String: (token: UInt64, task: Task<Void, Never>)] = [:]
         var nextToken: UInt64 = 0
-        var timers: [UInt64: Task<Void, Never>] = [:]
+        /// The cancel of each timer set and not yet fired.
+        var timers: [UInt64: @Sendable () -> Void] = [:]
         var isStopped = false
     }
 
     private let state = Mutex(State())
     private let now: @Sendable () -> ContinuousClock.Instant
+    private let schedule: Schedule
 
     /// At most this many closed presentations wait for a return; the oldest are forgotten first.
     static let returnableLimit = 4_096
 
     /// Creates a follower.
-    /// - Parameter now: the clock.
-    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    /// - Parameters:
+    ///   - now: the clock.
+    ///   - schedule: sets a timer on that clock.
+    init(
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, schedule: @escaping Schedule = sleeping
+    ) {
         self.now = now
+        self.schedule = schedule
     }
 
     // MARK: Reader events
@@ -219,7 +241,7 @@ final class PresentationFollower: Sendable {
     func stop() async {
         let running = state.withLock { state in
             state.isStopped = true
-            state.timers.values.forEach { $0.cancel() }
+            state.timers.values.forEach { $0() }
             state.timers = [:]
             return state.chains.values.map(\.task)
         }
@@ -323,10 +345,8 @@ final class PresentationFollower: Sendable {
         guard !state.isStopped else { return }
         let token = state.nextToken
         state.nextToken += 1
-        state.timers[token] = Task { [weak self] in
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            guard !Task.isCancelled else { return }
-            self?.state.withLock { _ = $0.timers.removeValue(forKey: token) }
+        state.timers[token] = schedule(deadline) { [weak self] in
+            guard let self, self.state.withLock({ $0.timers.removeValue(forKey: token) }) != nil else { return }
             fire()
         }
     }

@@ -10,8 +10,32 @@ func faultUID(_ series: Int, _ number: Int) -> [UInt8] {
 
 /// Fault suite (issue 7): pcscd dying and readers going away under a running router.
 @Suite(.serialized, .timeLimit(.minutes(45))) struct FaultPCSCDTests {
+    /// Every tap is recorded, and so is every `removed` (in OUT.removed): each tag taken away, or lost with
+    /// pcscd and not put back, is removed exactly once, and a pcscd crash fires no spurious removal (issue 30).
     static let rules =
-        "version: 1\nrules:\n" + recordingRule(name: "door", match: "{ domains: [example.com] }", marker: "door")
+        "version: 1\nrules:\n"
+        + recordingRule(
+            name: "door", match: "{ domains: [example.com] }", marker: "door",
+            extra:
+                #"on: { removed: { after: 300ms, run: ["/bin/sh", "-c", "printf '%s\n' \"$1\" >> OUT.removed", "sh", "{uri}"] } }"#
+        )
+
+    /// Waits until every dispatched URI was removed, then checks each was removed exactly once.
+    static func expectEachRemovedOnce(_ harness: RouterHarness, dispatched: [String]) async throws {
+        let uris = dispatched.map { String($0.split(separator: "|").last ?? "") }
+        var removed: [String] = []
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            removed = ((try? String(contentsOfFile: harness.outputPath + ".removed", encoding: .utf8)) ?? "")
+                .split(separator: "\n").map(String.init)
+            if removed.count >= uris.count { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .seconds(1))
+        removed = ((try? String(contentsOfFile: harness.outputPath + ".removed", encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+        #expect(removed.sorted() == uris.sorted(), "removed: \(removed)")
+    }
 
     /// Each cycle: a tag rests on slot 1 (and has dispatched) when pcscd is killed with SIGKILL; pcscd comes back
     /// and a tag is put on slot 0 at once, before the router has reconnected. That tag must dispatch once the
@@ -37,6 +61,7 @@ func faultUID(_ series: Int, _ number: Int) -> [UInt8] {
             }
             try await Task.sleep(for: .milliseconds(500))
             #expect(harness.dispatched == expected)
+            try await Self.expectEachRemovedOnce(harness, dispatched: expected)
             #expect(harness.router.lines(containing: "pcscd is back").count == 20)
             #expect(harness.router.lines(containing: RouterHarness.readerAdded).count == 42)
         }
@@ -76,6 +101,7 @@ func faultUID(_ series: Int, _ number: Int) -> [UInt8] {
             }
             try await Task.sleep(for: .milliseconds(500))
             #expect(harness.dispatched == expected)
+            try await Self.expectEachRemovedOnce(harness, dispatched: expected)
             #expect(harness.router.lines(containing: " info reader.removed ").count == 40)
         }
     }
