@@ -7,8 +7,21 @@ import VirtualTag
 /// Fault suite (issue 7): tags ripped away mid-read and tags written by an attacker, on virtual readers.
 @Suite(.serialized, .timeLimit(.minutes(45))) struct FaultTagTests {
     /// Every tag matches: anything that reached the dispatcher would show.
+    /// Every tap is recorded, and every `removed` in OUT.removed (issue 30): a tag ripped away mid-read never
+    /// dispatched, so it never fires one either.
     static let catchAll =
-        "version: 1\nrules:\n" + recordingRule(name: "all", match: "{ any: true }", marker: "all")
+        "version: 1\nrules:\n"
+        + recordingRule(
+            name: "all", match: "{ any: true }", marker: "all",
+            extra:
+                #"on: { removed: { after: 300ms, run: ["/bin/sh", "-c", "printf '%s\n' \"$1\" >> OUT.removed", "sh", "{uri}"] } }"#
+        )
+
+    /// The URIs `removed` fired for, in order.
+    static func removed(_ harness: RouterHarness) -> [String] {
+        ((try? String(contentsOfFile: harness.outputPath + ".removed", encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+    }
 
     enum Kind: String, CaseIterable, Sendable {
         case type2, type4, type5, felica
@@ -69,6 +82,10 @@ import VirtualTag
             try await Task.sleep(for: .milliseconds(500))
             #expect(harness.dispatched.count == 2)
             #expect(harness.router.lines(containing: "tap.read_failed").count == commands)
+            // The two full taps were removed once each; none of the ripped reads fired a removal.
+            for _ in 0..<50 where Self.removed(harness).count < 2 { try await Task.sleep(for: .milliseconds(100)) }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(Self.removed(harness).count == 2, "\(Self.removed(harness))")
         }
     }
 
