@@ -179,6 +179,33 @@ import VirtualTag
         }
     }
 
+    /// Issue 29: a rule's command sees `PATH`, `HOME`, the `TAG_*` variables and what its `env` names, never a
+    /// variable of the router's environment such as a token from /etc/tagrouter/env.
+    @Test func aCommandSeesNoneOfTheRoutersSecrets() async throws {
+        let rules = """
+            version: 1
+            rules:
+              - name: env
+                match: { domains: [example.com] }
+                run:
+                  argv: ["/bin/sh", "-c", "/usr/bin/env | sort > OUT"]
+                  env: { NAMED: "${NAMED_TOKEN}" }
+
+            """
+        let environment = ["ROUTER_TOKEN": "router-secret-5e1f", "NAMED_TOKEN": "named-7a3b", "HOME": "/root"]
+        try await RouterHarness.with(rules: rules, environment: environment) { harness in
+            let tag = try harness.present(uri: "https://example.com/env")
+            try await harness.router.waitForLog(" info tap ")
+            await tag.remove()
+            let seen = Set(harness.dispatched.compactMap { $0.split(separator: "=").first.map(String.init) })
+            #expect(seen.contains("PATH") && seen.contains("TAG_URI") && seen.contains("NAMED"), "\(seen)")
+            #expect(harness.dispatched.contains("NAMED=named-7a3b"))
+            #expect(!seen.contains("ROUTER_TOKEN") && !seen.contains("NAMED_TOKEN"), "\(harness.dispatched)")
+            #expect(!harness.dispatched.joined().contains("router-secret-5e1f"))
+            #expect(!seen.contains("PCSCLITE_CSOCK_NAME"), "the router's own settings stay the router's")
+        }
+    }
+
     @Test func sigtermExitsZeroWithinFiveSeconds() async throws {
         try await RouterHarness.with(rules: Self.exampleRules) { harness in
             let (status, _) = try await harness.router.terminate(timeout: .seconds(5))
