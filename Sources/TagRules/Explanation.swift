@@ -18,4 +18,7 @@ public struct Explanation: Sendable, Hashable, Encodable {
     public var verdict: Verdict
     /// The condition or component object that decided.
     public var reason: String
+    /// The later events of a presentation the rule reacts to (`removed`, `held`, `returned`); nil for a rule
+    /// without an `on:` block.
+    public var events: [String]? = nil
 }

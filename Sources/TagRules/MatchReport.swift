@@ -82,7 +82,8 @@ public struct MatchReport: Sendable, Encodable {
         if let explain {
             lines.append("explain:")
             for item in explain {
-                lines.append("  \(item.rule) (\(item.location)): \(item.verdict.rawValue): \(item.reason)")
+                let events = item.events.map { " [on: \($0.joined(separator: ", "))]" } ?? ""
+                lines.append("  \(item.rule) (\(item.location)): \(item.verdict.rawValue): \(item.reason)\(events)")
             }
         }
         if matched.isEmpty {

@@ -77,21 +77,32 @@ public struct RuleSet: Sendable {
         let candidates = Set(index.candidates(for: subject?.uri, uid: event.uid))
         var decided = false
         return rules.enumerated().map { position, rule in
-            if decided {
-                return Explanation(
-                    rule: rule.name, location: rule.location, verdict: .notEvaluated,
-                    reason: "an earlier rule matched without `continue`")
-            }
-            let outcome = rule.matcher.conditions.evaluate(event, &subject, explaining: true)
-            if outcome.matched {
-                decided = !rule.continues
-                return Explanation(
-                    rule: rule.name, location: rule.location, verdict: .matched,
-                    reason: outcome.reason + (rule.continues ? " (continue: true)" : ""))
-            }
-            let indexNote = candidates.contains(position) ? "" : " (skipped by the index)"
-            return Explanation(
-                rule: rule.name, location: rule.location, verdict: .noMatch, reason: outcome.reason + indexNote)
+            var explanation = explain(
+                rule, at: position, event: event, subject: &subject, candidates: candidates,
+                decided: &decided)
+            explanation.events = rule.on.isEmpty ? nil : rule.on.kinds.dropFirst().map(\.rawValue)
+            return explanation
         }
+    }
+
+    private func explain(
+        _ rule: Rule, at position: Int, event: TagEvent, subject: inout MatchSubject?, candidates: Set<Int>,
+        decided: inout Bool
+    ) -> Explanation {
+        if decided {
+            return Explanation(
+                rule: rule.name, location: rule.location, verdict: .notEvaluated,
+                reason: "an earlier rule matched without `continue`")
+        }
+        let outcome = rule.matcher.conditions.evaluate(event, &subject, explaining: true)
+        if outcome.matched {
+            decided = !rule.continues
+            return Explanation(
+                rule: rule.name, location: rule.location, verdict: .matched,
+                reason: outcome.reason + (rule.continues ? " (continue: true)" : ""))
+        }
+        let indexNote = candidates.contains(position) ? "" : " (skipped by the index)"
+        return Explanation(
+            rule: rule.name, location: rule.location, verdict: .noMatch, reason: outcome.reason + indexNote)
     }
 }

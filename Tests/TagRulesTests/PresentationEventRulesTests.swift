@@ -114,5 +114,11 @@ import Testing
                   shelf on returned (within 10m): run ["/bin/echo", "back"] timeout 10s
                 """)
         #expect(report.json.contains(#""events":[{"actions":"#), "\(report.json)")
+        let explained = MatchReport(
+            event: TagEvent(uid: "04A1", reader: "Shelf", tech: "type2", uri: nil), ruleSet: set, explaining: true,
+            eventID: "e1", time: "t")
+        #expect(explained.text.hasPrefix("explain:\n  shelf (f.yaml:3:11): matched: "), "\(explained.text)")
+        #expect(explained.text.contains(" [on: removed, held, returned]\n"), "\(explained.text)")
+        #expect(explained.explain?.first?.events == ["removed", "held", "returned"])
     }
 }
