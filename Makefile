@@ -120,7 +120,8 @@ install: release manuals completions
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -d $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
-	install -m 0644 rules/*.yaml contrib/home-assistant/automation.yaml $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 rules/*.yaml contrib/home-assistant/automation.yaml contrib/home-assistant/music-box.yaml \
+		$(DESTDIR)$(DOCDIR)/examples/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tagrouter $(DESTDIR)$(UNITDIR)/tagrouter.service \
