@@ -1,5 +1,6 @@
 import Foundation
 public import NDEF
+public import TagRules
 
 /// The event document (docs/rules.md, "The event document"): the default webhook body and `TAG_EVENT_JSON`.
 ///
@@ -41,7 +42,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
     public var haTagID: String
     /// Which event of its presentation this is: `tap`, `removed`, `held` or `returned` (docs/rules.md, "Tags that
     /// stay on the reader").
-    public var event: String = "tap"
+    public var event: PresentationEventKind = .tap
     /// The id every event of one presentation shares: the event id of its tap.
     public var presentationID: String
     /// How long the tag had been on the reader at the event, in milliseconds.
@@ -97,7 +98,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         out.reserveCapacity(256 + records.reduce(0) { $0 + $1.payload.utf8.count * 2 })
         JSONText.appendObject(
             [
-                ("event", .string(event)), ("ha_tag_id", .string(haTagID)), ("id", .string(id)),
+                ("event", .string(event.rawValue)), ("ha_tag_id", .string(haTagID)), ("id", .string(id)),
                 ("presentation_id", .string(presentationID)), ("presented_for_ms", .integer(presentedForMilliseconds)),
                 ("reader", .string(reader)),
                 ("records", .records(records)), ("rule", .string(rule)),

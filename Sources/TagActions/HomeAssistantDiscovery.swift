@@ -44,43 +44,28 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     /// The event entity's template: the event document, with `event_type` set to its `event`.
     static let eventTemplate = "{{ dict(value_json, event_type=value_json.get('event', 'tap')) | to_json }}"
 
-    /// The `event` entity of a reader.
-    struct EventEntity: Encodable {
-        var name = "Tag event"
+    /// An entity of the reader's device beside the tag scanner: the `event` entity (`eventTypes`,
+    /// `valueTemplate`) or the presence sensor (`payloadOn`, `payloadOff`); what one does not use is left out.
+    struct Entity: Encodable {
+        var name: String
         var uniqueID: String
         var stateTopic: String
-        var eventTypes = PresentationEventKind.allCases.map(\.rawValue)
-        var valueTemplate = HomeAssistantDiscovery.eventTemplate
         var availabilityTopic: String
         var device: Device
+        var eventTypes: [String]?
+        var valueTemplate: String?
+        var payloadOn: String?
+        var payloadOff: String?
 
         enum CodingKeys: String, CodingKey {
             case name, device
             case uniqueID = "unique_id"
             case stateTopic = "state_topic"
+            case availabilityTopic = "availability_topic"
             case eventTypes = "event_types"
             case valueTemplate = "value_template"
-            case availabilityTopic = "availability_topic"
-        }
-    }
-
-    /// The `binary_sensor` "Tag present" of a reader.
-    struct PresenceSensor: Encodable {
-        var name = "Tag present"
-        var uniqueID: String
-        var stateTopic: String
-        var payloadOn = "ON"
-        var payloadOff = "OFF"
-        var availabilityTopic: String
-        var device: Device
-
-        enum CodingKeys: String, CodingKey {
-            case name, device
-            case uniqueID = "unique_id"
-            case stateTopic = "state_topic"
             case payloadOn = "payload_on"
             case payloadOff = "payload_off"
-            case availabilityTopic = "availability_topic"
         }
     }
 
@@ -123,11 +108,14 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     /// - Parameter prefix: the discovery prefix (`homeassistant`).
     /// - Returns: each message's topic and payload.
     public func messages(prefix: String) -> [(topic: String, payload: [UInt8])] {
-        let unique = "tagrouter_\(clientID)_\(readerID)"
-        let event = EventEntity(
-            uniqueID: unique + "_event", stateTopic: topic, availabilityTopic: statusTopic, device: device)
-        let presence = PresenceSensor(
-            uniqueID: unique + "_present", stateTopic: presenceTopic, availabilityTopic: statusTopic, device: device)
+        let unique = device.identifiers[0]
+        let event = Entity(
+            name: "Tag event", uniqueID: unique + "_event", stateTopic: topic, availabilityTopic: statusTopic,
+            device: device, eventTypes: PresentationEventKind.allCases.map(\.rawValue),
+            valueTemplate: Self.eventTemplate)
+        let presence = Entity(
+            name: "Tag present", uniqueID: unique + "_present", stateTopic: presenceTopic,
+            availabilityTopic: statusTopic, device: device, payloadOn: "ON", payloadOff: "OFF")
         return [
             (topic(prefix: prefix), payload()),
             ("\(prefix)/event/\(clientID)/\(readerID)/config", Self.json(event)),

@@ -30,18 +30,8 @@ public struct Dispatcher: Sendable {
         self.logger = logger
     }
 
-    /// Carries out the actions of every rule `tag` matched.
-    /// - Parameters:
-    ///   - tag: the tag and its matched rules.
-    ///   - eventID: the event id shared by every action.
-    ///   - time: the tap time.
-    /// - Returns: each rule's outcomes, in rule order.
-    public func dispatch(_ tag: ReadTag, eventID: String, time: Date) async -> [RuleDispatch] {
-        await dispatch(tag.matches.map { ($0.rule, nil) }, of: tag, eventID: eventID, time: time)
-    }
-
-    /// Carries out the actions of `rules` for one event of a presentation: each rule's tap actions, or those of
-    /// its `on:` event (docs/rules.md, "Tags that stay on the reader").
+    /// Carries out the actions of `rules` for one event of a presentation, a tap or a later one: each rule's tap
+    /// actions, or those of its `on:` event (docs/rules.md, "Tags that stay on the reader").
     /// - Parameters:
     ///   - rules: each rule, with the event whose actions it runs (`nil`: the tap).
     ///   - tag: the tag as its tap read it.
@@ -59,7 +49,7 @@ public struct Dispatcher: Sendable {
                 tag: .init(uid: tag.tag.uid, tech: tag.tag.tech ?? ""), uri: tag.tag.uri, records: records,
                 haTagID: haTagID)
             if let presentation {
-                document.event = presentation.kind.rawValue
+                document.event = presentation.kind
                 document.presentationID = presentation.presentationID
                 document.presentedForMilliseconds = presentation.presentedForMilliseconds
             }

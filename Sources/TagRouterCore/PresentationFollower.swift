@@ -253,9 +253,9 @@ final class PresentationFollower: Sendable {
         }
     }
 
-    /// How many presentations are followed: present or in their grace, and closed with a return window open.
-    var followedCount: (present: Int, returnable: Int) {
-        state.withLock { ($0.present.count, $0.gone.count) }
+    /// How many presentations are followed on a reader: present, or in their grace.
+    var presentCount: Int {
+        state.withLock { $0.present.count }
     }
 
     // MARK: Timers
@@ -302,11 +302,13 @@ final class PresentationFollower: Sendable {
         guard let followed = state.present.removeValue(forKey: reader), !state.isStopped else { return }
         let leftAt = followed.leftAt ?? instant
         if let window = followed.window {
-            if state.gone.count >= Self.returnableLimit {
-                let soonest = state.gone.min { $0.value.until < $1.value.until }?.key
-                if let soonest { state.gone[soonest] = nil }
-            }
+            // Windows that closed are forgotten; past the limit, the one closing soonest goes too.
             state.gone = state.gone.filter { $0.value.until >= instant }
+            if state.gone.count >= Self.returnableLimit,
+                let soonest = state.gone.min(by: { $0.value.until < $1.value.until })?.key
+            {
+                state.gone[soonest] = nil
+            }
             state.gone[ReturnKey(reader: reader, identity: followed.identity)] = (followed, instant + window)
         }
         let rules = followed.rules.filter { $0.on.removed != nil }

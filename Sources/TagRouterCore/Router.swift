@@ -239,9 +239,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         tapDone?.open()
         var dispatch = Dispatch(
             eventID: eventID, time: time, rules: rulesDispatched, latency: latency, readTime: tag.readTime)
-        if let returning {
-            dispatch.event = .returned
-            dispatch.presentationID = returning
+        if returning != nil || !followed.isEmpty {
+            // Followed: the tap's history row and log line name the presentation its later events share.
+            dispatch.event = returning == nil ? .tap : .returned
+            dispatch.presentationID = presentationID
         }
         return .dispatched(tag.tag, dispatch)
     }

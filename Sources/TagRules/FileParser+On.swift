@@ -1,37 +1,30 @@
 import Yams
 
 extension FileParser {
-    /// The events of an `on:` block and the key of each one's timing.
-    static let presentationEventTiming = [("removed", "after"), ("held", "for"), ("returned", "within")]
-
     /// Parses a rule's `on:` block (docs/rules.md, "Tags that stay on the reader"): each event a mapping with its
     /// timing and the action keys a rule has. Every mistake is reported at its line and column.
     func parseOn(_ node: Node, context: String) -> PresentationEvents {
         var events = PresentationEvents()
         guard let mapping = mapping(node, "'on'") else { return events }
-        let names = Self.presentationEventTiming.map(\.0)
+        let names = PresentationEventKind.later.map(\.rawValue)
         let items = entries(mapping, allowed: names, context: "in 'on' \(context)")
         if mapping.isEmpty { error(node, "'on' is empty \(context) (give 'removed', 'held' or 'returned')") }
         for item in items {
-            guard let timingKey = Self.presentationEventTiming.first(where: { $0.0 == item.key })?.1,
-                let event = parseEvent(item.key, timingKey: timingKey, item.value, context: context)
-            else { continue }
-            switch item.key {
-            case "removed": events.removed = event
-            case "held": events.held = event
-            default: events.returned = event
-            }
+            // `entries` lets only the later events' names through.
+            guard let kind = PresentationEventKind(rawValue: item.key), let timingKey = kind.timingKey else { continue }
+            events[kind] = parseEvent(kind, timingKey: timingKey, item.value, context: context)
         }
         return events
     }
 
-    private func parseEvent(_ name: String, timingKey: String, _ node: Node, context: String)
+    private func parseEvent(_ kind: PresentationEventKind, timingKey: String, _ node: Node, context: String)
         -> PresentationEvents.Event?
     {
+        let name = kind.rawValue
         guard let mapping = mapping(node, "'\(name)'") else { return nil }
         let actionKeys = ["run", "open", "webhook", "mqtt", "actions"]
         let items = entries(mapping, allowed: [timingKey] + actionKeys, context: "in '\(name)' \(context)")
-        var timing: Duration? = name == "removed" ? .seconds(1) : nil
+        var timing: Duration? = kind == .removed ? .seconds(1) : nil
         var actions: [Action] = []
         var hasAction = false
         for item in items {

@@ -47,16 +47,13 @@ public struct MatchReport: Sendable, Encodable {
         actionRules = []
         errors = []
         var events: [LaterEvent] = []
-        defer { self.events = events.isEmpty ? nil : events }
         for match in matches {
             do {
                 let rendered = try match.rule.render(event: event, eventID: eventID, time: time, masksSecrets: true)
                 actions += rendered
                 actionRules += Array(repeating: match.rule.name, count: rendered.count)
-                for (kind, timingKey) in zip(
-                    [PresentationEventKind.removed, .held, .returned], FileParser.presentationEventTiming.map(\.1))
-                {
-                    guard let later = match.rule.on[kind] else { continue }
+                for kind in PresentationEventKind.later {
+                    guard let later = match.rule.on[kind], let timingKey = kind.timingKey else { continue }
                     let context = PresentationContext(kind: kind, presentationID: eventID, presentedFor: .zero)
                     events.append(
                         LaterEvent(
@@ -70,6 +67,7 @@ public struct MatchReport: Sendable, Encodable {
                 errors.append("rule '\(match.rule.name)': \(error)")
             }
         }
+        self.events = events.isEmpty ? nil : events
         explain = explaining ? ruleSet.explain(event) : nil
     }
 

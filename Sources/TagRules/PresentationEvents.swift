@@ -1,6 +1,6 @@
 /// The events of one presentation of a tag: the tap that starts it, and what a rule's `on:` block adds
 /// (docs/rules.md, "Tags that stay on the reader").
-public enum PresentationEventKind: String, Sendable, Hashable, CaseIterable {
+public enum PresentationEventKind: String, Sendable, Hashable, CaseIterable, Encodable {
     /// The tag was presented and read: the rule's own actions.
     case tap
     /// The presentation that dispatched ended (the tag was taken away) and the grace passed.
@@ -9,6 +9,19 @@ public enum PresentationEventKind: String, Sendable, Hashable, CaseIterable {
     case held
     /// The same tag came back to the same reader within the rule's `within` after a `removed`.
     case returned
+
+    /// The events an `on:` block may have, in the order they are written and shown.
+    public static let later: [PresentationEventKind] = [.removed, .held, .returned]
+
+    /// The key of the event's timing in an `on:` block: `after`, `for`, `within`; nil for `tap`.
+    public var timingKey: String? {
+        switch self {
+        case .tap: nil
+        case .removed: "after"
+        case .held: "for"
+        case .returned: "within"
+        }
+    }
 }
 
 /// Where an event stands in its presentation: the values of `{event}`, `{presentation_id}` and
@@ -64,9 +77,7 @@ public struct PresentationEvents: Sendable {
 
     /// The kinds the rule reacts to, `tap` first.
     public var kinds: [PresentationEventKind] {
-        [.tap]
-            + [(PresentationEventKind.removed, removed), (.held, held), (.returned, returned)]
-            .compactMap { $0.1 == nil ? nil : $0.0 }
+        [.tap] + PresentationEventKind.later.filter { self[$0] != nil }
     }
 
     /// The event of a kind other than `tap`.

@@ -59,7 +59,7 @@ public struct Rule: Sendable {
     /// - Parameter transform: the new action for each.
     mutating func mapActions(_ transform: (Action) -> Action) {
         actions = actions.map(transform)
-        for kind in [PresentationEventKind.removed, .held, .returned] {
+        for kind in PresentationEventKind.later {
             guard var event = on[kind] else { continue }
             event.actions = event.actions.map(transform)
             on[kind] = event

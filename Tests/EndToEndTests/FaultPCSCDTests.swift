@@ -15,25 +15,12 @@ func faultUID(_ series: Int, _ number: Int) -> [UInt8] {
     static let rules =
         "version: 1\nrules:\n"
         + recordingRule(
-            name: "door", match: "{ domains: [example.com] }", marker: "door",
-            extra:
-                #"on: { removed: { after: 300ms, run: ["/bin/sh", "-c", "printf '%s\n' \"$1\" >> OUT.removed", "sh", "{uri}"] } }"#
-        )
+            name: "door", match: "{ domains: [example.com] }", marker: "door", extra: recordingRemovals)
 
-    /// Waits until every dispatched URI was removed, then checks each was removed exactly once.
+    /// Checks that every dispatched URI was removed exactly once.
     static func expectEachRemovedOnce(_ harness: RouterHarness, dispatched: [String]) async throws {
         let uris = dispatched.map { String($0.split(separator: "|").last ?? "") }
-        var removed: [String] = []
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            removed = ((try? String(contentsOfFile: harness.outputPath + ".removed", encoding: .utf8)) ?? "")
-                .split(separator: "\n").map(String.init)
-            if removed.count >= uris.count { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try await Task.sleep(for: .seconds(1))
-        removed = ((try? String(contentsOfFile: harness.outputPath + ".removed", encoding: .utf8)) ?? "")
-            .split(separator: "\n").map(String.init)
+        let removed = try await harness.settledRemovals(expecting: uris.count)
         #expect(removed.sorted() == uris.sorted(), "removed: \(removed)")
     }
 

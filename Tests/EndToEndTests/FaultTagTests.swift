@@ -11,17 +11,7 @@ import VirtualTag
     /// dispatched, so it never fires one either.
     static let catchAll =
         "version: 1\nrules:\n"
-        + recordingRule(
-            name: "all", match: "{ any: true }", marker: "all",
-            extra:
-                #"on: { removed: { after: 300ms, run: ["/bin/sh", "-c", "printf '%s\n' \"$1\" >> OUT.removed", "sh", "{uri}"] } }"#
-        )
-
-    /// The URIs `removed` fired for, in order.
-    static func removed(_ harness: RouterHarness) -> [String] {
-        ((try? String(contentsOfFile: harness.outputPath + ".removed", encoding: .utf8)) ?? "")
-            .split(separator: "\n").map(String.init)
-    }
+        + recordingRule(name: "all", match: "{ any: true }", marker: "all", extra: recordingRemovals)
 
     enum Kind: String, CaseIterable, Sendable {
         case type2, type4, type5, felica
@@ -83,9 +73,8 @@ import VirtualTag
             #expect(harness.dispatched.count == 2)
             #expect(harness.router.lines(containing: "tap.read_failed").count == commands)
             // The two full taps were removed once each; none of the ripped reads fired a removal.
-            for _ in 0..<50 where Self.removed(harness).count < 2 { try await Task.sleep(for: .milliseconds(100)) }
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(Self.removed(harness).count == 2, "\(Self.removed(harness))")
+            let removed = try await harness.settledRemovals(expecting: 2)
+            #expect(removed.count == 2, "\(removed)")
         }
     }
 

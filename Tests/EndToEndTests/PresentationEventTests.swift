@@ -66,6 +66,14 @@ import VirtualTag
             let presentedFor = Int(events[1][3]) ?? 0
             #expect(presentedFor >= 600 && presentedFor < 10_000, "on the reader for \(presentedFor) ms")
             try await harness.router.waitForLog(" info removed ")
+            // The history has a row for each event, linked by the presentation id.
+            let history = try await TagRouterBinary.run(
+                ["history", "--state-dir", harness.directory + "/state", "--json"],
+                environment: harness.pcscd.environment)
+            let json = try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any]
+            let taps = try #require(json?["taps"] as? [[String: Any]])
+            #expect(taps.compactMap { $0["event"] as? String } == ["removed", "tap"], "\(history.standardOutput)")
+            #expect(Set(taps.compactMap { $0["presentationId"] as? String }) == [events[0][2]])
         }
     }
 

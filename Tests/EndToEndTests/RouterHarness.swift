@@ -133,6 +133,28 @@ struct RouterHarness {
     }
 }
 
+/// An `on:` block (for `recordingRule`'s `extra`) that appends the tag's URI to OUT.removed at every `removed`,
+/// 300 ms after the tag left; ``RouterHarness/removals`` reads them back.
+let recordingRemovals =
+    #"on: { removed: { after: 300ms, run: ["/bin/sh", "-c", "printf '%s\n' \"$1\" >> OUT.removed", "sh", "{uri}"] } }"#
+
+extension RouterHarness {
+    /// The URIs `recordingRemovals` wrote so far, in order.
+    var removals: [String] {
+        ((try? String(contentsOfFile: outputPath + ".removed", encoding: .utf8)) ?? "").split(separator: "\n")
+            .map(String.init)
+    }
+
+    /// The removals once `count` were written (or 15 s passed) and a second more brought no other: a spurious one
+    /// has time to show.
+    func settledRemovals(expecting count: Int) async throws -> [String] {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while removals.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        try await Task.sleep(for: .seconds(1))
+        return removals
+    }
+}
+
 /// A rule that appends one line to OUT per dispatch: `<marker>|<reader>|<uri>`.
 func recordingRule(name: String, match: String, marker: String, extra: String = "") -> String {
     let run =

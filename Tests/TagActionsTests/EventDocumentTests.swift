@@ -60,7 +60,7 @@ struct EventDocumentTests {
             {
                 var removed = EventDocument(
                     id: "e2", time: "t", rule: "r", reader: "x", tag: .init(uid: "04", tech: "type2"))
-                removed.event = "removed"
+                removed.event = .removed
                 removed.presentationID = "e1"
                 removed.presentedForMilliseconds = 12_345
                 return removed

@@ -151,14 +151,24 @@ struct AssociationRefreshTests {
         #expect(outcome == .failed("shop.example.test: no complete answer within 700 ms (timeout)"))
     }
 
-    /// TLS: a certificate from a CA the fetcher does not trust, and one from the trusted CA for another name
-    /// (connecting elsewhere never relaxes the name check).
-    @Test(arguments: [false, true])
-    func tlsFailure(wrongName: Bool) async throws {
+    /// How a TLS connection to an association file's server fails.
+    enum TLSFault: String, CaseIterable, Sendable {
+        /// A certificate from a CA the fetcher does not trust.
+        case untrustedCA
+        /// A certificate from the trusted CA for another name: connecting elsewhere never relaxes the name check.
+        case wrongName
+        /// A trusted certificate on a server that speaks nothing newer than TLS 1.1: TLS 1.2 at least.
+        case olderThanTLS12
+    }
+
+    @Test(arguments: TLSFault.allCases)
+    func tlsFailure(_ fault: TLSFault) async throws {
         let stranger = try TestCertificateAuthority.make(name: "Stranger CA")
         defer { stranger.remove() }
         let fixture = try await AssociationFixture.start(
-            certifiedName: wrongName ? "other.example.test" : domain, issuer: wrongName ? nil : stranger
+            certifiedName: fault == .wrongName ? "other.example.test" : domain,
+            issuer: fault == .untrustedCA ? stranger : nil,
+            maximumTLSVersion: fault == .olderThanTLS12 ? .tlsv11 : nil
         ) { _, _ in .status(200, body: fileBytes) }
         defer { Task { await fixture.stop() } }
         let fetcher = try fixture.fetcher()
@@ -169,30 +179,12 @@ struct AssociationRefreshTests {
             Issue.record("expected a TLS failure, got \(outcome)")
             return
         }
-        if wrongName {
-            #expect(message.hasPrefix("shop.example.test: TLS failed: "), "\(message)")
-        } else {
+        if fault == .untrustedCA {
             #expect(message == "shop.example.test: TLS failed: certificate verify failed")
+        } else {
+            #expect(message.hasPrefix("shop.example.test: TLS failed: "), "\(message)")
         }
         #expect(!message.contains("\n"))
-        #expect(fixture.server.requests.isEmpty)
-    }
-
-    /// TLS 1.2 at least: a server that speaks nothing newer than TLS 1.1 is refused, its own CA trusted or not.
-    @Test func tlsOlderThan12IsRefused() async throws {
-        let fixture = try await AssociationFixture.start(maximumTLSVersion: .tlsv11) { _, _ in
-            .status(200, body: fileBytes)
-        }
-        defer { Task { await fixture.stop() } }
-        let fetcher = try fixture.fetcher()
-        let (outcome, _) = await AssociationRefresh.refresh(
-            domain, previous: nil, ruleSet: fixture.ruleSet, fetcher: fetcher, cache: nil)
-        try await fetcher.shutdown()
-        guard case .failed(let message) = outcome else {
-            Issue.record("expected a TLS failure, got \(outcome)")
-            return
-        }
-        #expect(message.hasPrefix("shop.example.test: TLS failed: "), "\(message)")
         #expect(fixture.server.requests.isEmpty)
     }
 

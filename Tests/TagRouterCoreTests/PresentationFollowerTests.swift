@@ -199,7 +199,7 @@ import Testing
         let byID = recorded.withLock { $0 }
         let actual = sessions.sorted { $0.value < $1.value }.map { byID[$0.key] ?? [] }
         #expect(actual == expected.later)
-        #expect(follower.followedCount.present == 0)
+        #expect(follower.presentCount == 0)
         let kinds = expected.arrivals.map { String($0.split(separator: " ")[0]) }
         // The run is only worth something if every kind of event happened many times.
         for kind in ["tap", "continued", "returned"] { #expect(kinds.filter { $0 == kind }.count > 50, "\(kind)") }
