@@ -121,7 +121,7 @@ install: release manuals completions
 	install -d $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 rules/*.yaml contrib/home-assistant/automation.yaml contrib/home-assistant/music-box.yaml \
-		$(DESTDIR)$(DOCDIR)/examples/
+		contrib/home-assistant/door.yaml $(DESTDIR)$(DOCDIR)/examples/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tagrouter $(DESTDIR)$(UNITDIR)/tagrouter.service \

@@ -194,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TagRulesTests",
-            dependencies: ["AASAPatterns", "TagRules", "TestSupport"],
+            dependencies: ["AASAPatterns", "TagRules", "TestSupport", .product(name: "Yams", package: "Yams")],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

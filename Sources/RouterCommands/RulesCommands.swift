@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import LiveAssociations
 import StateStore
 import TagActions
@@ -69,10 +69,12 @@ public enum RulesCommands {
     ///   - json: print the result as JSON.
     ///   - stateDirectory: `--state-dir`, whose cached live association files the rules use; the default one when
     ///     nil.
-    /// - Returns: the report; status 0 when a rule matches, 2 when none does, 1 when the rules have errors.
-    public static func match(_ tag: Tag, sources: [String], explain: Bool, json: Bool, stateDirectory: String? = nil)
-        -> CommandOutput
-    {
+    ///   - date: `--at`: when the tag is presented (time windows, validity of enrolled tags); now when nil.
+    /// - Returns: the report; status 3 when a door rule refuses the tag (and none decides; `continue` rules may
+    ///   still match), else 0 when a rule matches, 2 when none does; 1 when the rules have errors.
+    public static func match(
+        _ tag: Tag, sources: [String], explain: Bool, json: Bool, stateDirectory: String? = nil, at date: Date? = nil
+    ) -> CommandOutput {
         let result = RuleSet.load(sources: HostDefaults.rulesSources(sources), environment: HostDefaults.environment)
         guard let loaded = result.ruleSet else {
             return .lines([CheckReport(result).text], status: 1)
@@ -87,8 +89,9 @@ public enum RulesCommands {
             texts: tag.texts)
         let report = MatchReport(
             event: event, ruleSet: ruleSet, explaining: explain, eventID: UUID().uuidString.lowercased(),
-            time: Timestamp.rfc3339(Date()))
-        var output = CommandOutput.lines([json ? report.json : report.text], status: report.isIgnored ? 2 : 0)
+            time: Timestamp.rfc3339(date ?? Date()), at: date ?? Date())
+        let status: Int32 = report.isDenied ? 3 : report.isIgnored ? 2 : 0
+        var output = CommandOutput.lines([json ? report.json : report.text], status: status)
         output.errors = result.diagnostics.map(\.description)
         return output
     }

@@ -34,6 +34,11 @@ public struct HistoryReport: Sendable, Hashable, Encodable {
                 "  \(Timestamp.rfc3339(tap.time))  \(tap.outcome.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))"
             line += "  reader=\(Self.quoted(tap.reader))  uid=\(tap.uid ?? "-")  rule=\(tap.rule ?? "-")"
             line += "  uri=\(tap.uri.map(Self.quoted) ?? "-")"
+            if let name = tap.tagName {
+                let cut = String(String.UnicodeScalarView(name.unicodeScalars.prefix(300)))
+                line += "  tag=\"\(PrintableText.line(cut, escapingQuotes: true))\(cut == name ? "" : "…")\""
+            }
+            if let reason = tap.reason { line += "  reason=\(reason)" }
             if let event = tap.event, let presentation = tap.presentationID {
                 line += "  event=\(event)  presentation=\(presentation)"
             }

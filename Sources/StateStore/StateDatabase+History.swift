@@ -11,12 +11,13 @@ extension StateDatabase {
         try write("record a tap") { db in
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO taps (time, reader, uid, uri, rule, outcome, detail, event_id, event, presentation_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO taps (time, reader, uid, uri, rule, outcome, detail, event_id, event, presentation_id,
+                        tag_name, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
                 Timestamp.milliseconds(tap.time), tap.reader, tap.uid, tap.uri, tap.rule, tap.outcome.rawValue,
-                tap.detail, tap.eventID, tap.event, tap.presentationID,
+                tap.detail, tap.eventID, tap.event, tap.presentationID, tap.tagName, tap.reason,
             ])
             if shouldPrune {
                 try db.execute(
@@ -45,25 +46,25 @@ extension StateDatabase {
     /// The most recent taps and deliveries, newest first.
     /// - Parameters:
     ///   - failedOnly: only failed deliveries and failed or dropped taps.
+    ///   - deniedOnly: only taps a door rule refused, and no deliveries.
     ///   - limit: at most this many of each.
     /// - Returns: the report.
     /// - Throws: ``StateStoreError``.
-    public func history(failedOnly: Bool = false, limit: Int = 20) throws -> HistoryReport {
+    public func history(failedOnly: Bool = false, deniedOnly: Bool = false, limit: Int = 20) throws -> HistoryReport {
         let limit = max(0, limit)
         return try read("read history") { db in
             let failedOutcomes = TapRecord.Outcome.allCases.filter(\.isFailure).map { "'\($0.rawValue)'" }
+            let filter =
+                deniedOnly
+                ? "WHERE outcome = 'denied' "
+                : failedOnly ? "WHERE outcome IN (\(failedOutcomes.joined(separator: ", "))) " : ""
             let tapRows = try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM taps "
-                    + (failedOnly ? "WHERE outcome IN (\(failedOutcomes.joined(separator: ", "))) " : "")
-                    + "ORDER BY time DESC, id DESC LIMIT ?",
-                arguments: [limit]
-            )
+                db, sql: "SELECT * FROM taps " + filter + "ORDER BY time DESC, id DESC LIMIT ?", arguments: [limit])
             let deliveryRows = try Row.fetchAll(
                 db,
                 sql: "SELECT * FROM deliveries " + (failedOnly ? "WHERE state = 'failed' " : "")
                     + "ORDER BY created_at DESC, id DESC LIMIT ?",
-                arguments: [limit]
+                arguments: [deniedOnly ? 0 : limit]
             )
             return HistoryReport(taps: tapRows.map(Self.tap), deliveries: deliveryRows.map(Self.delivery))
         }
@@ -83,6 +84,8 @@ extension StateDatabase {
         )
         record.event = row["event"]
         record.presentationID = row["presentation_id"]
+        record.tagName = row["tag_name"]
+        record.reason = row["reason"]
         return record
     }
 }

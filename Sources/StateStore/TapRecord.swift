@@ -14,6 +14,8 @@ public struct TapRecord: Sendable, Hashable, Encodable {
         case failed
         /// An action was dropped (command queue full).
         case dropped
+        /// A door rule refused the tag (``TapRecord/reason`` says why).
+        case denied
 
         /// Whether `tagrouter history --failed` lists it.
         public var isFailure: Bool { self == .failed || self == .dropped }
@@ -40,6 +42,10 @@ public struct TapRecord: Sendable, Hashable, Encodable {
     public var event: String?
     /// The id the events of that presentation share (its tap's event id), linking them to the tap.
     public var presentationID: String?
+    /// The tag's enrolled name, if it is enrolled.
+    public var tagName: String?
+    /// Why a door rule refused the tag (`outside-window`, …), for a `denied` tap.
+    public var reason: String?
 
     /// Creates a tap record.
     /// - Parameters:
@@ -72,7 +78,7 @@ public struct TapRecord: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case time, reader, uid, uri, rule, outcome, detail, event
+        case time, reader, uid, uri, rule, outcome, detail, event, tagName, reason
         case eventID = "eventId"
         case presentationID = "presentationId"
     }
@@ -90,5 +96,7 @@ public struct TapRecord: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(eventID, forKey: .eventID)
         try container.encodeIfPresent(event, forKey: .event)
         try container.encodeIfPresent(presentationID, forKey: .presentationID)
+        try container.encodeIfPresent(tagName, forKey: .tagName)
+        try container.encodeIfPresent(reason, forKey: .reason)
     }
 }

@@ -12,14 +12,33 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         public var uid: String?
         /// The tag technology (`type2`, `type4`, …).
         public var tech: String
+        /// The enrolled name, when the tag is enrolled (docs/rules.md, "The tags file").
+        public var name: String?
+        /// The enrolled tag's groups, when it is enrolled.
+        public var groups: [String]?
 
         /// Creates the tag part.
         /// - Parameters:
         ///   - uid: the UID as uppercase hex, if any.
         ///   - tech: the tag technology.
-        public init(uid: String?, tech: String) {
+        ///   - known: the tag's entry in the tags file, if it is enrolled.
+        public init(uid: String?, tech: String, known: KnownTag? = nil) {
             self.uid = uid
             self.tech = tech
+            self.name = known?.name
+            self.groups = known?.groups
+        }
+    }
+
+    /// A refusal's part of the document (docs/rules.md, "Refusals").
+    public struct Denied: Sendable, Hashable, Encodable {
+        /// Why the rule refused the tag.
+        public var reason: DenialReason
+
+        /// Creates the part.
+        /// - Parameter reason: why the rule refused the tag.
+        public init(reason: DenialReason) {
+            self.reason = reason
         }
     }
 
@@ -47,9 +66,11 @@ public struct EventDocument: Sendable, Hashable, Encodable {
     public var presentationID: String
     /// How long the tag had been on the reader at the event, in milliseconds.
     public var presentedForMilliseconds: Int64 = 0
+    /// For a door rule's refusal: why; nil (left out) otherwise.
+    public var denied: Denied?
 
     enum CodingKeys: String, CodingKey {
-        case id, time, rule, reader, tag, uri, records, event
+        case id, time, rule, reader, tag, uri, records, event, denied
         case haTagID = "ha_tag_id"
         case presentationID = "presentation_id"
         case presentedForMilliseconds = "presented_for_ms"
@@ -98,11 +119,18 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         out.reserveCapacity(256 + records.reduce(0) { $0 + $1.payload.utf8.count * 2 })
         JSONText.appendObject(
             [
+                ("denied", denied.map { .object([("reason", .string($0.reason.rawValue))]) }),
                 ("event", .string(event.rawValue)), ("ha_tag_id", .string(haTagID)), ("id", .string(id)),
                 ("presentation_id", .string(presentationID)), ("presented_for_ms", .integer(presentedForMilliseconds)),
                 ("reader", .string(reader)),
                 ("records", .records(records)), ("rule", .string(rule)),
-                ("tag", .object([("tech", .string(tag.tech)), ("uid", .present(tag.uid))])),
+                (
+                    "tag",
+                    .object([
+                        ("groups", tag.groups.map { .list($0) }), ("name", .present(tag.name)),
+                        ("tech", .string(tag.tech)), ("uid", .present(tag.uid)),
+                    ])
+                ),
                 ("time", .string(time)), ("uri", .present(uri)),
             ], to: &out)
         return out

@@ -50,6 +50,7 @@ enum JSONText {
         case records([RecordSummary])
         case object([(key: String, value: Value?)])
         case integer(Int64)
+        case list([String])
 
         /// A string member, or none when `text` is nil (as `encodeIfPresent` leaves it out).
         static func present(_ text: String?) -> Value? { text.map { .string($0) } }
@@ -75,6 +76,13 @@ enum JSONText {
                 JSONText.appendObject(members, to: &out)
             case .integer(let number):
                 out += Array(String(number).utf8)
+            case .list(let texts):
+                out.append(UInt8(ascii: "["))
+                for (index, text) in texts.enumerated() {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    JSONText.append(text, to: &out)
+                }
+                out.append(UInt8(ascii: "]"))
             }
         }
     }

@@ -41,13 +41,10 @@ public struct Dispatcher: Sendable {
     public func dispatch(
         _ rules: [(Rule, PresentationContext?)], of tag: ReadTag, eventID: String, time: Date
     ) async -> [RuleDispatch] {
-        let records = tag.message.records.map(\.summary)
-        let haTagID = PlaceholderValues(event: tag.event, rule: "", eventID: eventID, time: "")[.homeAssistantTagID]
+        let base = Self.document(of: tag, eventID: eventID, time: time)
         return await rules.concurrentMap { rule, presentation in
-            var document = EventDocument(
-                id: eventID, time: Timestamp.rfc3339(time), rule: rule.name, reader: tag.tag.reader,
-                tag: .init(uid: tag.tag.uid, tech: tag.tag.tech ?? ""), uri: tag.tag.uri, records: records,
-                haTagID: haTagID)
+            var document = base
+            document.rule = rule.name
             if let presentation {
                 document.event = presentation.kind
                 document.presentationID = presentation.presentationID
@@ -57,14 +54,40 @@ public struct Dispatcher: Sendable {
         }
     }
 
+    /// Carries out a door rule's `denied:` actions for a tag it refused (docs/rules.md, "Refusals").
+    /// - Parameters:
+    ///   - refusal: the rule and why it refused.
+    ///   - tag: the tag.
+    ///   - eventID: the event id.
+    ///   - time: the event time.
+    /// - Returns: what came of the actions (none when the rule has no `denied:` block).
+    public func dispatch(_ refusal: Refusal, of tag: ReadTag, eventID: String, time: Date) async -> RuleDispatch {
+        var document = Self.document(of: tag, eventID: eventID, time: time)
+        document.rule = refusal.rule.name
+        document.event = .denied
+        document.denied = EventDocument.Denied(reason: refusal.reason)
+        return await dispatch(
+            refusal.rule, event: tag.event, document: document, presentation: nil, denial: refusal.reason)
+    }
+
+    /// The event document of a tag, without its rule.
+    private static func document(of tag: ReadTag, eventID: String, time: Date) -> EventDocument {
+        EventDocument(
+            id: eventID, time: Timestamp.rfc3339(time), rule: "", reader: tag.tag.reader,
+            tag: .init(uid: tag.tag.uid, tech: tag.tag.tech ?? "", known: tag.event.known), uri: tag.tag.uri,
+            records: tag.message.records.map(\.summary),
+            haTagID: PlaceholderValues(event: tag.event, rule: "", eventID: eventID, time: "")[.homeAssistantTagID])
+    }
+
     private func dispatch(
-        _ rule: Rule, event: TagEvent, document: EventDocument, presentation: PresentationContext?
+        _ rule: Rule, event: TagEvent, document: EventDocument, presentation: PresentationContext?,
+        denial: DenialReason? = nil
     ) async -> RuleDispatch {
         let actions: [RenderedAction]
         do {
             actions = try rule.render(
                 event: event, eventID: document.id, time: document.time, masksSecrets: isDryRun,
-                presentation: presentation)
+                presentation: presentation, denial: denial)
         } catch {
             logger.error("action.render_failed", metadata: ["rule.name": "\(rule.name)", "error": "\(error)"])
             return RuleDispatch(rule: rule.name, result: .renderFailed("\(error)"))
@@ -77,7 +100,8 @@ public struct Dispatcher: Sendable {
                 rule: rule.name, result: .performed(actions.map { ActionOutcome(kind: $0.kind, result: .dryRun) }))
         }
         var outcomes: [ActionOutcome] = []
-        for (action, written) in zip(actions, rule.actions(for: presentation?.kind ?? .tap)) {
+        let written = denial == nil ? rule.actions(for: presentation?.kind ?? .tap) : rule.denied ?? []
+        for (action, written) in zip(actions, written) {
             if case .open(let uri) = action, case .open(let template) = written, !rule.mayOpen(uri, from: template) {
                 // A tag never chooses what the desktop opens: only http, https and what the rule allows.
                 logger.warning(

@@ -74,6 +74,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     let presentations = Mutex(Presentations())
     /// The presentations whose rules have an `on:` block, and their later events.
     let follower: PresentationFollower
+    /// The rules folder, where `tagrouter learn` claims the readers it enrolls on (``LearnClaim``).
+    let claimFolder: String?
 
     /// Creates the router.
     /// - Parameters:
@@ -98,6 +100,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.metrics = metrics
         self.logger = logger
         self.follower = PresentationFollower(now: configuration.now)
+        self.claimFolder = LearnClaim.rulesFolder(of: rules.sources)
     }
 
     /// Watches and dispatches until graceful shutdown or cancellation.
@@ -195,8 +198,12 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         case .read(let read): tag = read
         }
         let arrival = follower.arrived(reader: tap.reader, serial: tap.serial, identity: tag.identity)
-        guard let first = tag.matches.first else { return .ignored(tag.tag) }
-        let rules = tag.matches.map(\.rule.name)
+        // The refusing rule's cooldown when a door rule refused the tag (the matched rules are `continue` ones).
+        guard let deciding = tag.refusal?.rule ?? tag.matches.first?.rule else { return .ignored(tag.tag) }
+        if let claimFolder, LearnClaim.current(in: claimFolder)?.readers.contains(tap.reader) == true {
+            return .heldByLearn(tag.tag)
+        }
+        let rules = tag.matches.map(\.rule.name) + (tag.refusal.map { [$0.rule.name] } ?? [])
         var returning: String?
         switch arrival {
         case .tap: break
@@ -210,7 +217,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             // A return within the rule's window is not a repeated tap: no cooldown applies to it.
             $0.tagIdentified(
                 reader: tap.reader, serial: tap.serial, identity: tag.identity,
-                cooldown: returning == nil ? first.rule.cooldown : .zero, now: configuration.now())
+                cooldown: returning == nil ? deciding.cooldown : .zero, now: configuration.now())
         }
         switch decision {
         case .ignore: return .superseded(tag.tag, rules: rules)
@@ -235,7 +242,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             let kind: PresentationEventKind = returning != nil && match.rule.on.returned != nil ? .returned : .tap
             return (match.rule, PresentationContext(kind: kind, presentationID: presentationID, presentedFor: latency))
         }
-        let rulesDispatched = await dispatcher.dispatch(plan, of: tag, eventID: eventID, time: time)
+        var rulesDispatched = await dispatcher.dispatch(plan, of: tag, eventID: eventID, time: time)
+        if let refusal = tag.refusal {
+            rulesDispatched.append(await dispatcher.dispatch(refusal, of: tag, eventID: eventID, time: time))
+        }
         tapDone?.open()
         var dispatch = Dispatch(
             eventID: eventID, time: time, rules: rulesDispatched, latency: latency, readTime: tag.readTime)
@@ -243,6 +253,9 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             // Followed: the tap's history row and log line name the presentation its later events share.
             dispatch.event = returning == nil ? .tap : .returned
             dispatch.presentationID = presentationID
+        }
+        if let refusal = tag.refusal {
+            return .denied(tag.tag, rule: refusal.rule.name, reason: refusal.reason, dispatch)
         }
         return .dispatched(tag.tag, dispatch)
     }

@@ -1,5 +1,6 @@
 public import CoreMetrics
 import TagActions
+import TagRules
 
 /// The router's metrics (docs/operations.md, "Metrics"), created from one factory so tests can read them from their own
 /// registry without touching the global `MetricsSystem`.
@@ -60,6 +61,13 @@ public struct RouterMetrics: Sendable {
     /// - Parameter kind: the event.
     func presentationEvent(_ kind: String) {
         Counter(label: "tagrouter_presentation_events_total", dimensions: [("kind", kind)], factory: factory)
+            .increment()
+    }
+
+    /// Counts a door rule's refusal by its reason (`tagrouter_denied_total{reason}`).
+    /// - Parameter reason: why the rule refused the tag.
+    func denied(_ reason: DenialReason) {
+        Counter(label: "tagrouter_denied_total", dimensions: [("reason", reason.rawValue)], factory: factory)
             .increment()
     }
 

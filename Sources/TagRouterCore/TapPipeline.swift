@@ -1,3 +1,4 @@
+import Foundation
 public import NDEF
 import NFCTag
 public import TagRules
@@ -38,12 +39,15 @@ public struct TapPipeline: Sendable {
         } catch {
             return .invalidNDEF(tag, ReadFailure(kind: .ndef, message: "\(error)"))
         }
-        let event = TagEvent(reading: reading, message: message, reader: tap.reader)
-        tag.uri = event.uri
+        let decision = rules.ruleSet.decide(
+            TagEvent(reading: reading, message: message, reader: tap.reader), at: Date())
+        tag.uri = decision.event.uri
+        tag.name = decision.event.known?.name
         return .read(
             ReadTag(
-                tag: tag, event: event, message: message, identity: TagIdentity(uid: reading.uid, ndef: bytes),
-                matches: rules.ruleSet.match(event), readTime: readTime))
+                tag: tag, event: decision.event, message: message,
+                identity: TagIdentity(uid: reading.uid, ndef: bytes), matches: decision.matches,
+                refusal: decision.refusal, readTime: readTime))
     }
 }
 
@@ -67,8 +71,10 @@ public struct ReadTag: Sendable {
     public var message: NDEFMessage
     /// The identity cooldown remembers the tag by.
     public var identity: TagIdentity
-    /// The matched rules in order; empty when the tag is ignored.
+    /// The matched rules in order; empty when the tag is ignored or refused.
     public var matches: [MatchedRule]
+    /// When no rule decided: the door rule that refused the tag (docs/rules.md, "Refusals").
+    public var refusal: Refusal? = nil
     /// How long the tag's commands took.
     public var readTime: Duration
 }
@@ -83,4 +89,6 @@ public struct TagSummary: Sendable, Hashable {
     public var tech: String?
     /// The tag's URI, if its message holds one.
     public var uri: String?
+    /// The tag's enrolled name, if it is enrolled (docs/rules.md, "The tags file").
+    public var name: String?
 }

@@ -45,7 +45,7 @@ public struct TapReporter: Sendable {
             tag.annotate(&logger)
             metrics.ignored.increment()
             logger.debug("tap.ignored: no rule matches")
-            record(TapRecord(time: Date(), reader: tag.reader, uid: tag.uid, uri: tag.uri, outcome: .ignored))
+            record(TapRecord(time: Date(), reader: tag.reader, uid: tag.uid, uri: tag.uri, outcome: .ignored), of: tag)
         case .suppressed(let tag, let rules, let since):
             tag.annotate(&logger, rules: rules)
             metrics.suppressed.increment()
@@ -53,12 +53,23 @@ public struct TapReporter: Sendable {
             record(
                 TapRecord(
                     time: Date(), reader: tag.reader, uid: tag.uid, uri: tag.uri, rule: rules.first,
-                    outcome: .suppressed))
+                    outcome: .suppressed), of: tag)
         case .superseded(let tag, let rules):
             tag.annotate(&logger, rules: rules)
             logger.debug("tap.superseded: the presentation ended or was already dispatched")
         case .dispatched(let tag, let dispatch):
             report(dispatch, of: tag, logger: &logger)
+        case .denied(let tag, let rule, let reason, let dispatch):
+            metrics.denied(reason)
+            report(dispatch, of: tag, logger: &logger, refusal: (rule, reason))
+        case .heldByLearn(let tag):
+            tag.annotate(&logger)
+            metrics.ignored.increment()
+            logger.info("tap.held_by_learn: tagrouter learn holds this reader to enroll the tag; nothing is done")
+            record(
+                TapRecord(
+                    time: Date(), reader: tag.reader, uid: tag.uid, uri: tag.uri, outcome: .ignored,
+                    detail: "held by tagrouter learn"), of: tag)
         case .continued(let tag, let rules, let presentationID):
             tag.annotate(&logger, rules: rules)
             logger.debug(
@@ -67,11 +78,17 @@ public struct TapReporter: Sendable {
         }
     }
 
-    private func report(_ dispatch: Dispatch, of tag: TagSummary, logger: inout Logger) {
+    private func report(
+        _ dispatch: Dispatch, of tag: TagSummary, logger: inout Logger,
+        refusal: (rule: String, reason: DenialReason)? = nil
+    ) {
         let rules = dispatch.rules.map(\.rule)
         tag.annotate(&logger, rules: rules)
         if dispatch.event != .tap { metrics.presentationEvent(dispatch.event.rawValue) }
-        if !dispatch.isLaterEvent {
+        if let refusal {
+            logger[metadataKey: "denied.rule"] = "\(refusal.rule)"
+            logger[metadataKey: "denied.reason"] = "\(refusal.reason.rawValue)"
+        } else if !dispatch.isLaterEvent {
             metrics.matched.increment()
             metrics.tapToDispatch.recordNanoseconds(dispatch.latency.nanoseconds)
         }
@@ -94,19 +111,21 @@ public struct TapReporter: Sendable {
             metadata["latency_ms"] = "\(dispatch.latency.millisecondsText)"
             metadata["read_ms"] = "\(dispatch.readTime.millisecondsText)"
         }
-        // A tap's line is `tap` (a return too, with presentation.event=returned); a later event's is its kind.
-        logger.log(
-            level: dispatch.hasFailure ? .warning : .info, "\(dispatch.isLaterEvent ? dispatch.event.rawValue : "tap")",
-            metadata: metadata)
+        // A tap's line is `tap` (a return too, with presentation.event=returned); a later event's is its kind; a
+        // refusal's is `tap.denied`.
+        let message = refusal != nil ? "tap.denied" : dispatch.isLaterEvent ? dispatch.event.rawValue : "tap"
+        logger.log(level: dispatch.hasFailure ? .warning : .info, "\(message)", metadata: metadata)
         var record = TapRecord(
             time: dispatch.time, reader: tag.reader, uid: tag.uid, uri: tag.uri,
-            rule: rules.joined(separator: ","), outcome: Self.historyOutcome(of: dispatch), detail: summary,
+            rule: refusal?.rule ?? rules.joined(separator: ","),
+            outcome: refusal != nil ? .denied : Self.historyOutcome(of: dispatch), detail: summary,
             eventID: dispatch.eventID)
+        record.reason = refusal?.reason.rawValue
         if dispatch.presentationID != nil {
             record.event = dispatch.event.rawValue
             record.presentationID = dispatch.presentationID
         }
-        self.record(record)
+        self.record(record, of: tag)
     }
 
     /// `failed` when an action failed or a rule did not render, else `dropped` when an action was dropped, else
@@ -124,8 +143,10 @@ public struct TapReporter: Sendable {
         return isDropped ? .dropped : .matched
     }
 
-    private func record(_ tap: TapRecord) {
+    private func record(_ tap: TapRecord, of tag: TagSummary? = nil) {
         guard let history else { return }
+        var tap = tap
+        tap.tagName = tag?.name
         do {
             try history.recordTap(tap)
         } catch {
@@ -141,6 +162,7 @@ extension TagSummary {
         logger[metadataKey: "tag.uid"] = uid.map { "\($0)" }
         logger[metadataKey: "tag.tech"] = tech.map { "\($0)" }
         logger[metadataKey: "ndef.uri"] = uri.map { "\($0)" }
+        logger[metadataKey: "tag.name"] = name.map { "\($0)" }
         if !rules.isEmpty { logger[metadataKey: "rule.name"] = "\(rules.joined(separator: ","))" }
     }
 }

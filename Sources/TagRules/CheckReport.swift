@@ -6,8 +6,10 @@ public struct CheckReport: Sendable, Encodable {
     public var succeeded: Bool
     /// How many rules were read.
     public var ruleCount: Int
-    /// How many files were read.
+    /// How many rules files were read (the tags file aside).
     public var fileCount: Int
+    /// How many tags the tags file enrolls (docs/rules.md, "The tags file").
+    public var tagCount: Int
     /// Every error and warning.
     public var diagnostics: [Diagnostic]
     /// The MQTT broker of the `mqtt:` block, `mqtt://host:port as client ID`, when the rules load and have one.
@@ -27,6 +29,7 @@ public struct CheckReport: Sendable, Encodable {
         succeeded = result.ruleSet != nil
         ruleCount = result.ruleCount
         fileCount = result.fileCount
+        tagCount = result.ruleSet?.tags.entries.count ?? 0
         diagnostics = result.diagnostics
         mqtt = result.ruleSet?.mqtt.map { "\($0.url) as client \($0.clientID)" }
     }
@@ -36,7 +39,8 @@ public struct CheckReport: Sendable, Encodable {
         var parts = diagnostics.map(\.description)
         if succeeded {
             parts.append(
-                "\(ruleCount) rule\(ruleCount == 1 ? "" : "s") in \(fileCount) file\(fileCount == 1 ? "" : "s")")
+                "\(ruleCount) rule\(ruleCount == 1 ? "" : "s") in \(fileCount) file\(fileCount == 1 ? "" : "s")"
+                    + (tagCount > 0 ? ", \(tagCount) enrolled tag\(tagCount == 1 ? "" : "s")" : ""))
             if let mqtt { parts.append("MQTT broker \(mqtt)") }
         } else {
             let errors = diagnostics.count { $0.severity == .error }
@@ -45,7 +49,8 @@ public struct CheckReport: Sendable, Encodable {
         return parts.joined(separator: "\n")
     }
 
-    /// The JSON rendering for editors and CI: `{"succeeded", "ruleCount", "fileCount", "diagnostics": [...]}`.
+    /// The JSON rendering for editors and CI: `{"succeeded", "ruleCount", "fileCount", "tagCount",
+    /// "diagnostics": [...]}`.
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -8,6 +8,8 @@ public struct Explanation: Sendable, Hashable, Encodable {
         case noMatch = "no-match"
         /// An earlier rule matched without `continue`, so this one was not looked at.
         case notEvaluated = "not-evaluated"
+        /// A door rule refused the tag (``Explanation/denial`` says why).
+        case refused
     }
 
     /// The rule's name.
@@ -21,4 +23,6 @@ public struct Explanation: Sendable, Hashable, Encodable {
     /// The later events of a presentation the rule reacts to (`removed`, `held`, `returned`); nil for a rule
     /// without an `on:` block.
     public var events: [String]? = nil
+    /// Why a door rule refused the tag; nil unless the verdict is ``Verdict/refused``.
+    public var denial: DenialReason? = nil
 }

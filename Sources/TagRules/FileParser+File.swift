@@ -3,7 +3,7 @@ import Yams
 
 extension FileParser {
     static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt"]
-    static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown", "webhook"]
+    static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown", "webhook", "timeZone"]
 
     /// Parses the whole file.
     func parseFile(_ root: Node?) {
@@ -29,6 +29,7 @@ extension FileParser {
                 case "caseSensitive": defaultCaseSensitive = bool(entry.value, "'caseSensitive'") ?? true
                 case "percentEncoded": defaultPercentEncoded = bool(entry.value, "'percentEncoded'") ?? true
                 case "webhook": defaultWebhookTransport = parseWebhookDefaults(entry.value)
+                case "timeZone": defaultTimeZone = parseTimeZone(entry.value) ?? defaultTimeZone
                 default: defaultCooldown = duration(entry.value, "'cooldown'") ?? .seconds(2)
                 }
             }

@@ -4,7 +4,7 @@ import Yams
 extension FileParser {
     static let matchKeys = [
         "domains", "schemes", "components", "paths", "aasa", "appID", "uid", "mime", "external", "text", "reader",
-        "tech", "any",
+        "tech", "any", "tags",
     ]
     static let techNames = ["type2", "type4", "type5", "mifare-classic", "felica", "iso14443-4", "type1"]
 
@@ -64,6 +64,17 @@ extension FileParser {
                     conditions.live = parseLiveAASA(item.value, context: context, mode: mode)
                 } else {
                     conditions.components = importAASA(item.value, appID: byKey["appID"]?.value, mode: mode)
+                }
+            case "tags":
+                conditions.tags = stringList(item.value, what).map { entries in
+                    if entries.isEmpty { error(item.value, "'tags' is empty \(context) (name groups or tags)") }
+                    for entry in entries where !enrolledNames.contains(entry.value) {
+                        warning(
+                            entry.node,
+                            "'tags': '\(entry.display)' names no enrolled tag and no group of the tags file; the rule "
+                                + "refuses every tag until one is enrolled (tagrouter learn --group \(entry.display))")
+                    }
+                    return Set(entries.map(\.value))
                 }
             case "uid":
                 conditions.uids = stringList(item.value, what).map { Set($0.compactMap(parseUID)) }
@@ -175,7 +186,7 @@ extension FileParser {
         return DomainPattern(host: normalized, isWildcard: isWildcard, port: port)
     }
 
-    private func parseUID(_ entry: (value: String, display: String, node: Node)) -> String? {
+    func parseUID(_ entry: (value: String, display: String, node: Node)) -> String? {
         let digits = entry.value.filter { !":- ".contains($0) }
         guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit), digits.allSatisfy(\.isASCII) else {
             error(entry.node, "UID '\(entry.display)' is not hex (expected like 04A1B2C3D4E580 or 04:a1:b2:c3)")

@@ -1,10 +1,11 @@
 import AASAPatterns
+import Foundation
 import Yams
 
 extension FileParser {
     static let ruleKeys = [
         "name", "description", "match", "run", "open", "webhook", "actions", "continue", "cooldown", "caseSensitive",
-        "percentEncoded", "mqtt", "on",
+        "percentEncoded", "mqtt", "on", "when", "timeZone", "denied",
     ]
 
     /// Parses one rule; nil (after diagnostics) if it is invalid.
@@ -44,6 +45,9 @@ extension FileParser {
         var continues = false
         var cooldown = defaultCooldown
         var on = PresentationEvents()
+        var windows: [TimeWindow]?
+        var timeZone: TimeZone?
+        var denied: [Action]?
         for item in items {
             switch item.key {
             case "match":
@@ -62,6 +66,12 @@ extension FileParser {
                 _ = string(item.value, "'description'")
             case "on":
                 on = parseOn(item.value, context: context)
+            case "when":
+                windows = parseWhen(item.value, context: context)
+            case "timeZone":
+                timeZone = parseTimeZone(item.value)
+            case "denied":
+                denied = parseDenied(item.value, context: context)
             default:
                 break
             }
@@ -82,9 +92,15 @@ extension FileParser {
             }
         }
         conditions.live?.rule = name
+        conditions.timeZone = timeZone ?? defaultTimeZone ?? .current
+        conditions.schedule = windows.map { Schedule(windows: $0, timeZone: conditions.timeZone) }
+        conditions.isDoor = conditions.tags != nil || windows != nil || denied != nil
+        if let zoneItem = items.first(where: { $0.key == "timeZone" }), windows == nil, conditions.tags == nil {
+            warning(zoneItem.keyNode, "'timeZone' has no effect without 'when' or 'tags' \(context)")
+        }
         return Rule(
             name: name, location: location(nameNode ?? node), actions: actions, continues: continues,
-            cooldown: cooldown, conditions: conditions, on: on)
+            cooldown: cooldown, conditions: conditions, on: on, denied: denied)
     }
 
     /// Whether a template's scheme is written in the rule (its fixed text starts with `scheme:`), not taken from

@@ -1,4 +1,5 @@
 import AASAPatterns
+import Foundation
 import Yams
 
 /// Turns one rules file's YAML nodes into rules, collecting a diagnostic for every problem (docs/development.md, "Conventions").
@@ -25,6 +26,14 @@ final class FileParser {
     var defaultCooldown: Duration = .seconds(2)
     /// The file's `defaults: { webhook: … }`.
     var defaultWebhookTransport = WebhookTransport()
+    /// The file's `defaults: { timeZone: … }`.
+    var defaultTimeZone: TimeZone?
+
+    // Doors (docs/rules.md, "Doors").
+    /// The entries of the tags file, when this parser reads one.
+    var tagEntries: [KnownTag] = []
+    /// Every enrolled name and group, for the warning about a `tags` entry that names none.
+    var enrolledNames: Set<String> = []
 
     // MQTT (docs/rules.md, "`mqtt:`: the broker").
     /// Where the rule set's `mqtt:` block is, if an earlier file (or this one) has one.

@@ -1,4 +1,6 @@
 import AASAPatterns
+import Foundation
+import NDEF
 
 /// The conditions of a rule's `match`, validated and compiled (docs/rules.md, "Conditions"). All given must hold.
 struct MatchConditions: Sendable {
@@ -12,6 +14,14 @@ struct MatchConditions: Sendable {
     var reader: Pattern?
     var tech: Set<String>?
     var any = false
+    /// `tags`: names and groups of enrolled tags (docs/rules.md, "Doors").
+    var tags: Set<String>?
+    /// `when`: the windows the rule admits tags in; nil: at any time.
+    var schedule: Schedule?
+    /// The zone of `when` and of the enrolled tags' validity days (`timeZone`).
+    var timeZone = TimeZone.current
+    /// Whether the rule is a door rule (it has `tags`, `when` or `denied`), whose refusals are recorded.
+    var isDoor = false
     /// The live association file whose components this rule uses (docs/rules.md, "Live association files").
     var live: AssociatedDomain?
     /// Why the rule matches nothing for now: its live file is not fetched yet, or cannot be used.
@@ -38,15 +48,74 @@ struct MatchConditions: Sendable {
     struct Outcome {
         var matched: Bool
         var reason: String
+        /// Set when every condition held but who or when: the rule refuses the tag (docs/rules.md, "Refusals").
+        var refusal: DenialReason?
     }
 
-    /// Evaluates the conditions; builds a reason only when `explaining`.
-    func evaluate(_ event: TagEvent, _ subject: inout MatchSubject?, explaining: Bool) -> Outcome {
+    /// Evaluates the conditions at `date`; builds a reason only when `explaining`.
+    func evaluate(_ event: TagEvent, _ subject: inout MatchSubject?, at date: Date, explaining: Bool) -> Outcome {
+        let outcome = evaluateContent(event, &subject, explaining: explaining)
+        guard outcome.matched, let (reason, detail) = refusal(event, at: date, explaining: explaining) else {
+            return outcome
+        }
+        return Outcome(matched: false, reason: detail, refusal: reason)
+    }
+
+    /// Who and when: the tag's UID or enrolled entry, its validity and the rule's windows; nil when they admit
+    /// it (docs/rules.md, "Refusals", for the order).
+    private func refusal(_ event: TagEvent, at date: Date, explaining: Bool) -> (DenialReason, String)? {
+        func refuse(_ reason: DenialReason, _ detail: @autoclosure () -> String) -> (DenialReason, String) {
+            (reason, explaining ? detail() : "")
+        }
+        if let uids {
+            guard let uid = event.uid else { return refuse(.unknownTag, "uid: the tag has no UID") }
+            if !uids.contains(uid) { return refuse(.unknownTag, "uid: \(uid) is not listed") }
+        }
+        if let tags {
+            guard let known = event.known else {
+                return refuse(
+                    .unknownTag, event.uid.map { "tags: \($0) is not enrolled" } ?? "tags: the tag has no UID")
+            }
+            let name = "'\(PrintableText.line(known.name))'"
+            guard known.isListed(in: tags) else {
+                return refuse(.notListed, "tags: \(name) is enrolled, but neither it nor its groups are listed")
+            }
+            let day = CalendarDay(date, in: timeZone)
+            switch known.refusal(on: day) {
+            case .disabled: return refuse(.disabled, "tags: \(name) is disabled")
+            case .notYetValid:
+                return refuse(.notYetValid, "tags: \(name) is valid from \(known.validFrom!), and it is \(day)")
+            case .expired:
+                return refuse(.expired, "tags: \(name) was valid until \(known.validUntil!), and it is \(day)")
+            default: break
+            }
+        }
+        if let schedule, !schedule.admits(date) {
+            return refuse(
+                .outsideWindow,
+                "when: \(Self.localTime(date, in: schedule.timeZone)) is outside "
+                    + schedule.windows.map(\.description).joined(separator: ", "))
+        }
+        return nil
+    }
+
+    /// `Tue 2026-12-01 20:00 Europe/Berlin`, for `explain`.
+    static func localTime(_ date: Date, in timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
+        let day = TimeWindow.dayNames[(parts.weekday ?? 1) - 1]
+        let clock = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        return "\(day) \(CalendarDay(date, in: timeZone)) \(clock) \(timeZone.identifier)"
+    }
+
+    /// What the tag holds and where it is: every condition but who and when.
+    private func evaluateContent(_ event: TagEvent, _ subject: inout MatchSubject?, explaining: Bool) -> Outcome {
         func fail(_ reason: @autoclosure () -> String) -> Outcome {
             Outcome(matched: false, reason: explaining ? reason() : "")
         }
-        if uids == nil, tech == nil, !any, Self.isBlank(event) {
-            return fail("the tag is blank (no NDEF records): only uid, tech or any rules take blank tags")
+        if uids == nil, tags == nil, tech == nil, !any, Self.isBlank(event) {
+            return fail("the tag is blank (no NDEF records): only uid, tags, tech or any rules take blank tags")
         }
         if needsURI {
             guard let uri = subject?.uri else {
@@ -69,10 +138,6 @@ struct MatchConditions: Sendable {
                     )
                 }
             }
-        }
-        if let uids {
-            guard let uid = event.uid else { return fail("uid: the tag has no UID") }
-            if !uids.contains(uid) { return fail("uid: \(uid) is not listed") }
         }
         if let tech, !tech.contains(event.tech) { return fail("tech: '\(event.tech)' is not listed") }
         if let reader, !reader.matches(event.reader) {
@@ -121,6 +186,8 @@ struct MatchConditions: Sendable {
         if external != nil { parts.append("external") }
         if text != nil { parts.append("text") }
         if any { parts.append("any") }
+        if tags != nil { parts.append("tags") }
+        if schedule != nil { parts.append("when") }
         return parts.joined(separator: ", ")
     }
 }

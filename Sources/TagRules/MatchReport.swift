@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import NDEF
 
 /// The outcome of `tagrouter match`: a dry run of one tag event against a rule set.
@@ -16,6 +16,21 @@ public struct MatchReport: Sendable, Encodable {
     /// The later events of the presentation the matched rules react to (their `on:` blocks), with the actions
     /// each would run; `nil` (left out of the JSON) when no matched rule has an `on:` block.
     public var events: [LaterEvent]?
+    /// When no rule decides: the door rule that would refuse the tag, why, and its `denied:` actions; `nil` (left
+    /// out of the JSON) otherwise.
+    public var denied: Denied?
+    /// The enrolled name of the tag, if it is enrolled.
+    public var tagName: String?
+
+    /// A refusal, as `match` shows it.
+    public struct Denied: Sendable, Encodable {
+        /// The refusing rule.
+        public var rule: String
+        /// Why (`outside-window`, …).
+        public var reason: DenialReason
+        /// Its `denied:` actions, rendered.
+        public var actions: [RenderedAction]
+    }
 
     /// One later event of a matched rule.
     public struct LaterEvent: Sendable, Encodable {
@@ -30,7 +45,7 @@ public struct MatchReport: Sendable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case matched, actions, explain, errors, events
+        case matched, actions, explain, errors, events, denied, tagName
     }
 
     /// Runs the event through the rules without running anything.
@@ -40,8 +55,14 @@ public struct MatchReport: Sendable, Encodable {
     ///   - explaining: include every rule's verdict.
     ///   - eventID: the event id shown for `{event_id}`.
     ///   - time: the time shown for `{time}`, as RFC 3339 text.
-    public init(event: TagEvent, ruleSet: RuleSet, explaining: Bool, eventID: String, time: String) {
-        let matches = ruleSet.match(event)
+    ///   - date: when the tag is presented (for `when` and the validity of enrolled tags); now by default.
+    public init(
+        event: TagEvent, ruleSet: RuleSet, explaining: Bool, eventID: String, time: String, at date: Date = Date()
+    ) {
+        let decision = ruleSet.decide(event, at: date)
+        let event = decision.event
+        let matches = decision.matches
+        tagName = event.known?.name
         matched = matches.map(\.rule.name)
         actions = []
         actionRules = []
@@ -68,11 +89,25 @@ public struct MatchReport: Sendable, Encodable {
             }
         }
         self.events = events.isEmpty ? nil : events
-        explain = explaining ? ruleSet.explain(event) : nil
+        if let refusal = decision.refusal {
+            do {
+                denied = Denied(
+                    rule: refusal.rule.name, reason: refusal.reason,
+                    actions: try refusal.rule.render(
+                        event: event, eventID: eventID, time: time, masksSecrets: true, denial: refusal.reason))
+            } catch {
+                denied = Denied(rule: refusal.rule.name, reason: refusal.reason, actions: [])
+                errors.append("rule '\(refusal.rule.name)': \(error)")
+            }
+        }
+        explain = explaining ? ruleSet.explain(event, at: date) : nil
     }
 
-    /// Whether no rule matched (the tag would be ignored).
+    /// Whether no rule matched (the tag would be ignored, or refused).
     public var isIgnored: Bool { matched.isEmpty }
+
+    /// Whether a door rule would refuse the tag (and no rule decides).
+    public var isDenied: Bool { denied != nil }
 
     /// The human rendering.
     public var text: String {
@@ -81,11 +116,17 @@ public struct MatchReport: Sendable, Encodable {
             lines.append("explain:")
             for item in explain {
                 let events = item.events.map { " [on: \($0.joined(separator: ", "))]" } ?? ""
-                lines.append("  \(item.rule) (\(item.location)): \(item.verdict.rawValue): \(item.reason)\(events)")
+                let verdict = item.denial.map { "refused (\($0.rawValue))" } ?? item.verdict.rawValue
+                lines.append("  \(item.rule) (\(item.location)): \(verdict): \(item.reason)\(events)")
             }
         }
+        if let tagName { lines.append("tag: '\(PrintableText.line(tagName))' (enrolled)") }
+        if let denied {
+            lines.append("refused by \(denied.rule): \(denied.reason.rawValue)")
+            for action in denied.actions { lines.append("  \(denied.rule) denied: \(Self.describe(action))") }
+        }
         if matched.isEmpty {
-            lines.append("no rule matches: the tag would be ignored")
+            if denied == nil { lines.append("no rule matches: the tag would be ignored") }
         } else {
             lines.append("matched: \(matched.joined(separator: ", "))")
             for (rule, action) in zip(actionRules, actions) {

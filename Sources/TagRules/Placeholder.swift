@@ -11,13 +11,20 @@ public enum Placeholder: Sendable, Hashable {
     case presentationID
     /// `{presented_for_ms}`: how long the tag had been on the reader at the event, in milliseconds.
     case presentedForMilliseconds
+    /// `{tag.name}`: the enrolled tag's name; empty when the tag is not enrolled (docs/rules.md, "Doors").
+    case tagName
+    /// `{tag.groups}`: the enrolled tag's groups, comma-separated.
+    case tagGroups
+    /// `{denied.reason}`: why a door rule refused the tag, in its `denied:` actions.
+    case deniedReason
 
     /// The simple placeholders by name.
     static let byName: [String: Placeholder] = [
         "uri": .uri, "scheme": .scheme, "host": .host, "path": .path, "query": .query, "fragment": .fragment,
         "uid": .uid, "reader": .reader, "tech": .tech, "rule": .rule, "text": .text, "event_id": .eventID,
         "time": .time, "ha_tag_id": .homeAssistantTagID, "event": .event, "presentation_id": .presentationID,
-        "presented_for_ms": .presentedForMilliseconds,
+        "presented_for_ms": .presentedForMilliseconds, "tag.name": .tagName, "tag.groups": .tagGroups,
+        "denied.reason": .deniedReason,
     ]
 
     /// The placeholder named `name` (without braces), or nil.
@@ -39,6 +46,9 @@ public enum Placeholder: Sendable, Hashable {
         case .homeAssistantTagID: "ha_tag_id"
         case .presentationID: "presentation_id"
         case .presentedForMilliseconds: "presented_for_ms"
+        case .tagName: "tag.name"
+        case .tagGroups: "tag.groups"
+        case .deniedReason: "denied.reason"
         default: Self.byName.first { $0.value == self }?.key ?? ""
         }
     }

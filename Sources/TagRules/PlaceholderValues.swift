@@ -13,6 +13,8 @@ public struct PlaceholderValues: Sendable {
     /// Which event of its presentation this is, `{event}`, `{presentation_id}` and `{presented_for_ms}`; `nil`
     /// for a tap with no presentation recorded (`match`): a `tap` whose presentation id is its event id.
     public var presentation: PresentationContext?
+    /// Why a door rule refused the tag, `{denied.reason}`; nil for anything but a refusal's actions.
+    public var denial: DenialReason?
 
     /// Collects the values for an event.
     /// - Parameters:
@@ -46,9 +48,13 @@ public struct PlaceholderValues: Sendable {
         case .eventID: return eventID
         case .time: return time
         case .homeAssistantTagID: return homeAssistantTagID
-        case .event: return (presentation?.kind ?? .tap).rawValue
+        case .event:
+            return denial != nil ? PresentationEventKind.denied.rawValue : (presentation?.kind ?? .tap).rawValue
         case .presentationID: return presentation?.presentationID ?? eventID
         case .presentedForMilliseconds: return String(presentation?.presentedForMilliseconds ?? 0)
+        case .tagName: return event.known?.name ?? ""
+        case .tagGroups: return event.known?.groups.joined(separator: ",") ?? ""
+        case .deniedReason: return denial?.rawValue ?? ""
         }
     }
 

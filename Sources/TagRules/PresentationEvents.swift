@@ -9,6 +9,9 @@ public enum PresentationEventKind: String, Sendable, Hashable, CaseIterable, Enc
     case held
     /// The same tag came back to the same reader within the rule's `within` after a `removed`.
     case returned
+    /// A door rule refused the tag: its `denied:` actions (docs/rules.md, "Refusals"). Not a presentation's event
+    /// of its own, but the `{event}` of a refusal, so that what reads the event document tells it from a tap.
+    case denied
 
     /// The events an `on:` block may have, in the order they are written and shown.
     public static let later: [PresentationEventKind] = [.removed, .held, .returned]
@@ -16,7 +19,7 @@ public enum PresentationEventKind: String, Sendable, Hashable, CaseIterable, Enc
     /// The key of the event's timing in an `on:` block: `after`, `for`, `within`; nil for `tap`.
     public var timingKey: String? {
         switch self {
-        case .tap: nil
+        case .tap, .denied: nil
         case .removed: "after"
         case .held: "for"
         case .returned: "within"
@@ -80,11 +83,11 @@ public struct PresentationEvents: Sendable {
         [.tap] + PresentationEventKind.later.filter { self[$0] != nil }
     }
 
-    /// The event of a kind other than `tap`.
+    /// The event of a later kind (`removed`, `held`, `returned`); nil for `tap` and `denied`.
     public subscript(kind: PresentationEventKind) -> Event? {
         get {
             switch kind {
-            case .tap: nil
+            case .tap, .denied: nil
             case .removed: removed
             case .held: held
             case .returned: returned
@@ -92,7 +95,7 @@ public struct PresentationEvents: Sendable {
         }
         set {
             switch kind {
-            case .tap: break
+            case .tap, .denied: break
             case .removed: removed = newValue
             case .held: held = newValue
             case .returned: returned = newValue

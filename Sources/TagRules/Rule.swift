@@ -1,5 +1,5 @@
 import AASAPatterns
-import Foundation
+public import Foundation
 
 /// One validated rule: its conditions, its actions and how it takes part in evaluation.
 public struct Rule: Sendable {
@@ -15,6 +15,8 @@ public struct Rule: Sendable {
     public var cooldown: Duration
     /// The later events of a presentation the rule reacts to (`on:`); empty for most rules.
     public var on: PresentationEvents
+    /// The actions of a refusal (`denied:`, docs/rules.md, "Refusals"); nil when the rule has none.
+    public var denied: [Action]?
     /// The compiled conditions, behind one reference so that evaluating a candidate retains one object, not each
     /// of the conditions' arrays.
     private(set) var matcher: Matcher
@@ -27,6 +29,12 @@ public struct Rule: Sendable {
 
     /// The conditions.
     var conditions: MatchConditions { matcher.conditions }
+
+    /// Whether the rule's refusals are recorded: it has `tags`, `when` or `denied` (docs/rules.md, "Refusals").
+    public var isDoor: Bool { matcher.conditions.isDoor }
+
+    /// The zone of the rule's `when` and of the validity days of the tags it lists.
+    public var timeZone: TimeZone { matcher.conditions.timeZone }
 
     /// Replaces the conditions (a live association file's components arrived).
     mutating func setConditions(_ conditions: MatchConditions) {
@@ -44,7 +52,7 @@ public struct Rule: Sendable {
 
     init(
         name: String, location: SourceLocation, actions: [Action], continues: Bool, cooldown: Duration,
-        conditions: MatchConditions, on: PresentationEvents = PresentationEvents()
+        conditions: MatchConditions, on: PresentationEvents = PresentationEvents(), denied: [Action]? = nil
     ) {
         self.name = name
         self.location = location
@@ -52,6 +60,7 @@ public struct Rule: Sendable {
         self.continues = continues
         self.cooldown = cooldown
         self.on = on
+        self.denied = denied
         self.matcher = Matcher(conditions)
     }
 
@@ -59,6 +68,7 @@ public struct Rule: Sendable {
     /// - Parameter transform: the new action for each.
     mutating func mapActions(_ transform: (Action) -> Action) {
         actions = actions.map(transform)
+        denied = denied?.map(transform)
         for kind in PresentationEventKind.later {
             guard var event = on[kind] else { continue }
             event.actions = event.actions.map(transform)
@@ -74,11 +84,13 @@ public struct Rule: Sendable {
     }
 
     /// Whether the rule matches the event (ignoring order and fan-out).
-    /// - Parameter event: the tag event.
+    /// - Parameters:
+    ///   - event: the tag event (its ``TagEvent/known`` entry, if any, is what `tags` looks at).
     /// - Returns: whether all its conditions hold.
-    public func matches(_ event: TagEvent) -> Bool {
+    ///   - date: when (for `when` and the validity of enrolled tags); now by default.
+    public func matches(_ event: TagEvent, at date: Date = Date()) -> Bool {
         var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
-        return matcher.conditions.evaluate(event, &subject, explaining: false).matched
+        return matcher.conditions.evaluate(event, &subject, at: date, explaining: false).matched
     }
 
     /// Renders every action of the rule for an event.
@@ -89,15 +101,18 @@ public struct Rule: Sendable {
     ///   - masksSecrets: show `${NAME}` instead of environment values (for human output).
     ///   - presentation: the event of the presentation (the rule's `on:` actions for any but `tap`); `nil` is the
     ///     tap.
+    ///   - denial: the reason of a refusal: the rule's `denied:` actions, with `{denied.reason}`.
     /// - Returns: the rendered actions, in order.
     /// - Throws: ``TagRulesError`` when a placeholder value would inject a line break into a header.
     public func render(
         event: TagEvent, eventID: String, time: String, masksSecrets: Bool = false,
-        presentation: PresentationContext? = nil
+        presentation: PresentationContext? = nil, denial: DenialReason? = nil
     ) throws -> [RenderedAction] {
         var values = PlaceholderValues(event: event, rule: name, eventID: eventID, time: time)
         values.presentation = presentation
-        return try actions(for: presentation?.kind ?? .tap).map { action in
+        values.denial = denial
+        let written = denial == nil ? actions(for: presentation?.kind ?? .tap) : denied ?? []
+        return try written.map { action in
             switch action {
             case .open(let template):
                 return .open(uri: try template.render(values, escaping: .plain, masksSecrets: masksSecrets))
@@ -145,7 +160,8 @@ public struct Rule: Sendable {
             "TAG_URI": values[.uri], "TAG_UID": values[.uid], "TAG_READER": values[.reader],
             "TAG_TECH": values[.tech], "TAG_RULE": values[.rule], "TAG_EVENT_ID": values[.eventID],
             "TAG_TEXT": values[.text], "TAG_EVENT": values[.event], "TAG_PRESENTATION_ID": values[.presentationID],
-            "TAG_PRESENTED_FOR_MS": values[.presentedForMilliseconds],
+            "TAG_PRESENTED_FOR_MS": values[.presentedForMilliseconds], "TAG_NAME": values[.tagName],
+            "TAG_GROUPS": values[.tagGroups], "TAG_DENIED_REASON": values[.deniedReason],
         ]
         return variables.mapValues { $0.utf8.contains(0) ? "" : $0 }
     }

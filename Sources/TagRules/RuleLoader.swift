@@ -13,6 +13,11 @@ struct RuleLoader {
     /// Where the first `mqtt:` block is, valid or not.
     private var mqttLocation: SourceLocation?
     private var mqttActionSites: [Diagnostic] = []
+    /// The enrolled tags of the tags file.
+    private var tags = KnownTags()
+
+    /// The name of the tags file in a rules folder (docs/rules.md, "The tags file").
+    static let tagsFileName = KnownTags.fileName
 
     /// The largest rules file read (bigger ones are refused: they cannot be hand-written rules).
     static let maximumFileSize = 16 << 20
@@ -32,14 +37,16 @@ struct RuleLoader {
             let paths: [String]
             if isDirectory.boolValue {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: source)) ?? []
-                paths = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+                paths = names.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) }
                     .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                     .map { source.hasSuffix("/") ? source + $0 : source + "/" + $0 }
-                if paths.isEmpty {
+                if paths.allSatisfy({ ($0 as NSString).lastPathComponent == Self.tagsFileName }) {
                     diagnostics.append(
                         Diagnostic(
                             file: source, line: 0, column: 0, severity: .warning,
-                            message: "folder has no *.yaml or *.yml files"))
+                            message: paths.isEmpty
+                                ? "folder has no *.yaml or *.yml files"
+                                : "folder has no rules files, only \(Self.tagsFileName)"))
                 }
             } else {
                 paths = [source]
@@ -64,12 +71,27 @@ struct RuleLoader {
                 texts.append((path, text, directory.isEmpty ? "." : directory))
             }
         }
-        for file in texts { parse(name: file.name, text: file.text, directory: file.directory) }
-        return result()
+        return load(texts: texts)
     }
 
     mutating func load(texts: [(name: String, text: String)], directory: String) -> LoadResult {
-        for file in texts { parse(name: file.name, text: file.text, directory: directory) }
+        load(texts: texts.map { ($0.name, $0.text, directory) })
+    }
+
+    /// Reads the tags file first (rules name its tags and groups), then the rules files in order.
+    private mutating func load(texts: [(name: String, text: String, directory: String)]) -> LoadResult {
+        let isTagsFile = { (name: String) in (name as NSString).lastPathComponent == Self.tagsFileName }
+        let tagsFiles = texts.filter { isTagsFile($0.name) }
+        for extra in tagsFiles.dropFirst() {
+            diagnostics.append(
+                Diagnostic(
+                    file: extra.name, line: 0, column: 0,
+                    message: "a second tags file (the first is \(tagsFiles[0].name)); keep one tags.yaml"))
+        }
+        if let file = tagsFiles.first { parseTags(name: file.name, text: file.text) }
+        for file in texts where !isTagsFile(file.name) {
+            parse(name: file.name, text: file.text, directory: file.directory)
+        }
         return result()
     }
 
@@ -87,7 +109,7 @@ struct RuleLoader {
             diagnostics += mqttActionSites
         }
         return LoadResult(
-            ruleSet: diagnostics.containsErrors ? nil : RuleSet(rules: rules, files: files, mqtt: mqtt),
+            ruleSet: diagnostics.containsErrors ? nil : RuleSet(rules: rules, files: files, mqtt: mqtt, tags: tags),
             diagnostics: diagnostics, fileCount: files.count, ruleCount: ruleCount)
     }
 
@@ -96,6 +118,7 @@ struct RuleLoader {
         let parser = FileParser(
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
         parser.knownMQTT = mqttLocation
+        parser.enrolledNames = tags.namesAndGroups
         // Non-scalar keys first, without composing: an alias key makes composing exponential (MappingKeyCheck).
         if let problem = MappingKeyCheck.firstProblem(in: text) {
             let (line, column) = parser.insideText(line: problem.line, column: problem.column)
@@ -115,8 +138,23 @@ struct RuleLoader {
             .sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     }
 
+    /// Reads the tags file into ``tags``.
+    private mutating func parseTags(name: String, text: String) {
+        let parser = FileParser(file: name, directory: ".", text: text, environment: [:], knownNames: [:])
+        if let problem = MappingKeyCheck.firstProblem(in: text) {
+            let (line, column) = parser.insideText(line: problem.line, column: problem.column)
+            parser.report(line: line, column: column, problem.message)
+        } else {
+            compose(text, into: parser, parse: parser.parseTagsFile)
+        }
+        tags = KnownTags(parser.tagEntries, file: name)
+        var seen = Set<Diagnostic>()
+        diagnostics += parser.diagnostics.filter { seen.insert($0).inserted }
+            .sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }
+
     /// Composes the file's YAML and parses it into `parser`'s rules and diagnostics.
-    private func compose(_ text: String, into parser: FileParser) {
+    private func compose(_ text: String, into parser: FileParser, parse: ((Node?) -> Void)? = nil) {
         do {
             // The basic resolver leaves every scalar a string: no regular expression per scalar (10,000 rules load
             // several times faster); booleans are recognized by FileParser.bool. The encoding is given because
@@ -125,7 +163,7 @@ struct RuleLoader {
             if let root, NodeBudget.exceeds(root, limit: 1_000_000) {
                 parser.report(line: 0, column: 0, "the file has more than 1,000,000 YAML nodes (aliases expanding?)")
             } else {
-                parser.parseFile(root)
+                (parse ?? parser.parseFile)(root)
             }
         } catch let error as YamlError {
             parser.reportYAML(error)

@@ -1,4 +1,5 @@
 import AASAPatterns
+public import Foundation
 
 /// A loaded, validated set of rules in load order, indexed for matching (docs/rules.md, "Order and fan-out").
 public struct RuleSet: Sendable {
@@ -8,23 +9,26 @@ public struct RuleSet: Sendable {
     public let files: [String]
     /// The MQTT broker of the `mqtt:` block, if a file has one (docs/rules.md, "`mqtt:`: the broker").
     public let mqtt: MQTTSettings?
+    /// The enrolled tags of the tags file (docs/rules.md, "The tags file"); empty without one.
+    public let tags: KnownTags
     let index: RuleIndex
+    /// The positions of the door rules, whose refusals are recorded.
+    let doors: [Int]
 
     /// Creates a rule set from validated rules.
-    init(rules: [Rule], files: [String], mqtt: MQTTSettings? = nil) {
-        self.rules = rules
-        self.files = files
-        self.mqtt = mqtt
-        self.index = RuleIndex(rules: rules)
+    init(rules: [Rule], files: [String], mqtt: MQTTSettings? = nil, tags: KnownTags = KnownTags()) {
+        self.init(rules: rules, files: files, mqtt: mqtt, tags: tags, index: RuleIndex(rules: rules))
     }
 
     /// A rule set with other conditions for the same rules: the index, which files rules by domain and scheme
     /// only, stays valid.
-    init(rules: [Rule], files: [String], mqtt: MQTTSettings?, index: RuleIndex) {
+    init(rules: [Rule], files: [String], mqtt: MQTTSettings?, tags: KnownTags, index: RuleIndex) {
         self.rules = rules
         self.files = files
         self.mqtt = mqtt
+        self.tags = tags
         self.index = index
+        self.doors = rules.indices.filter { rules[$0].isDoor }
     }
 
     /// Loads rules from files and folders (a folder: its `*.yaml`/`*.yml` files in byte order of the name).
@@ -50,35 +54,57 @@ public struct RuleSet: Sendable {
         return loader.load(texts: files, directory: directory)
     }
 
-    /// The rules that match an event: the first matching rule, preceded by every matching `continue: true` rule
-    /// before it (docs/rules.md, "Order and fan-out"). Empty: the tag is ignored.
+    /// The rules that match an event now (see ``decide(_:at:)``).
     /// - Parameter event: the tag event.
     /// - Returns: the matched rules in order.
     public func match(_ event: TagEvent) -> [MatchedRule] {
+        decide(event, at: Date()).matches
+    }
+
+    /// The tag's enrolled entry, looked up by UID, and the rules that match it at `date`: the first matching rule,
+    /// preceded by every matching `continue: true` rule before it (docs/rules.md, "Order and fan-out"); and when
+    /// no rule decided (none without `continue` matched), the refusal of a door rule, if one refused it
+    /// (docs/rules.md, "Refusals").
+    /// - Parameters:
+    ///   - event: the tag event.
+    ///   - date: when (for `when` and the validity of enrolled tags).
+    /// - Returns: the decision; no match and no refusal: the tag is ignored.
+    public func decide(_ event: TagEvent, at date: Date) -> Decision {
+        var event = event
+        event.known = tags[uid: event.uid]
         var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
         var matched: [MatchedRule] = []
         for candidate in index.candidates(for: subject?.uri, uid: event.uid) {
             // Evaluated in place: copying a Rule per candidate would retain all its fields.
-            guard rules[candidate].matcher.conditions.evaluate(event, &subject, explaining: false).matched else {
-                continue
-            }
+            guard rules[candidate].matcher.conditions.evaluate(event, &subject, at: date, explaining: false).matched
+            else { continue }
             let rule = rules[candidate]
             matched.append(MatchedRule(index: candidate, rule: rule))
-            if !rule.continues { break }
+            if !rule.continues { return Decision(event: event, matches: matched) }
         }
-        return matched
+        var refusal: Refusal?
+        for door in doors {
+            let outcome = rules[door].matcher.conditions.evaluate(event, &subject, at: date, explaining: false)
+            guard let reason = outcome.refusal, reason.rank > refusal?.reason.rank ?? -1 else { continue }
+            refusal = Refusal(index: door, rule: rules[door], reason: reason)
+        }
+        return Decision(event: event, matches: matched, refusal: refusal)
     }
 
     /// Every rule in order, whether it matched and what decided (docs/cli.md, "tagrouter match").
-    /// - Parameter event: the tag event.
+    /// - Parameters:
+    ///   - event: the tag event.
+    ///   - date: when; now by default.
     /// - Returns: one explanation per rule.
-    public func explain(_ event: TagEvent) -> [Explanation] {
+    public func explain(_ event: TagEvent, at date: Date = Date()) -> [Explanation] {
+        var event = event
+        event.known = tags[uid: event.uid]
         var subject = event.uri.flatMap(ParsedURI.init).map(MatchSubject.init)
         let candidates = Set(index.candidates(for: subject?.uri, uid: event.uid))
         var decided = false
         return rules.enumerated().map { position, rule in
             var explanation = explain(
-                rule, at: position, event: event, subject: &subject, candidates: candidates,
+                rule, at: position, event: event, date: date, subject: &subject, candidates: candidates,
                 decided: &decided)
             explanation.events = rule.on.isEmpty ? nil : rule.on.kinds.dropFirst().map(\.rawValue)
             return explanation
@@ -86,23 +112,48 @@ public struct RuleSet: Sendable {
     }
 
     private func explain(
-        _ rule: Rule, at position: Int, event: TagEvent, subject: inout MatchSubject?, candidates: Set<Int>,
-        decided: inout Bool
+        _ rule: Rule, at position: Int, event: TagEvent, date: Date, subject: inout MatchSubject?,
+        candidates: Set<Int>, decided: inout Bool
     ) -> Explanation {
         if decided {
             return Explanation(
                 rule: rule.name, location: rule.location, verdict: .notEvaluated,
                 reason: "an earlier rule matched without `continue`")
         }
-        let outcome = rule.matcher.conditions.evaluate(event, &subject, explaining: true)
+        let outcome = rule.matcher.conditions.evaluate(event, &subject, at: date, explaining: true)
         if outcome.matched {
             decided = !rule.continues
             return Explanation(
                 rule: rule.name, location: rule.location, verdict: .matched,
                 reason: outcome.reason + (rule.continues ? " (continue: true)" : ""))
         }
+        if let refusal = outcome.refusal, rule.isDoor {
+            return Explanation(
+                rule: rule.name, location: rule.location, verdict: .refused, reason: outcome.reason,
+                denial: refusal)
+        }
         let indexNote = candidates.contains(position) ? "" : " (skipped by the index)"
         return Explanation(
             rule: rule.name, location: rule.location, verdict: .noMatch, reason: outcome.reason + indexNote)
     }
+}
+
+/// What the rules decide for one tag event (``RuleSet/decide(_:at:)``).
+public struct Decision: Sendable {
+    /// The event, with its enrolled entry (``TagEvent/known``) looked up.
+    public var event: TagEvent
+    /// The matched rules in order.
+    public var matches: [MatchedRule]
+    /// When no rule decided: the door rule that refused the tag, and why.
+    public var refusal: Refusal?
+}
+
+/// A door rule's refusal of a tag (docs/rules.md, "Refusals").
+public struct Refusal: Sendable {
+    /// The rule's position in ``RuleSet/rules``.
+    public var index: Int
+    /// The rule.
+    public var rule: Rule
+    /// Why.
+    public var reason: DenialReason
 }

@@ -18,6 +18,8 @@ public struct TagEvent: Sendable, Hashable {
     public var mediaTypes: [String]
     /// The `domain:type` of TNF 4 records, lower-cased.
     public var externalTypes: [String]
+    /// The tag's entry in the tags file, if it is enrolled (``RuleSet/decide(_:at:)`` looks it up by UID).
+    public var known: KnownTag?
 
     /// Creates an event.
     /// - Parameters:

@@ -14,6 +14,9 @@ struct HistoryCommand: ParsableCommand {
     @Flag(help: "Only failed taps, and failed webhook deliveries and MQTT publications.")
     var failed = false
 
+    @Flag(help: "Only the taps a door rule refused, with the rule and the reason (no deliveries).")
+    var denied = false
+
     @Option(help: "Show at most this many taps and this many deliveries.")
     var limit = PositiveCount(20)
 
@@ -21,7 +24,8 @@ struct HistoryCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        try HistoryListing.output(stateDirectory: state.stateDir, failedOnly: failed, limit: limit.value, json: json)
-            .finish()
+        try HistoryListing.output(
+            stateDirectory: state.stateDir, failedOnly: failed, deniedOnly: denied, limit: limit.value, json: json
+        ).finish()
     }
 }

@@ -7,8 +7,8 @@ struct MatchCommand: ParsableCommand {
         commandName: "match",
         abstract: "Show which rules a tag with this URI would trigger, and the actions, without running them.",
         discussion: """
-            Exit status: 0 when a rule matches, 2 when no rule does (the tag would be ignored), 1 when the rules \
-            have errors. Secrets from ${VAR} are shown as ${VAR}. Live association files (aasa: { domain: … }) \
+            Exit status: 3 when a door rule refuses the tag and no rule decides, else 0 when a rule matches, 2 \
+            when no rule does (the tag would be ignored); 1 when the rules have errors. Secrets from ${VAR} are shown as ${VAR}. Live association files (aasa: { domain: … }) \
             are taken from the state directory's cache; a rule whose file is not fetched yet matches nothing, and \
             --explain says so.
             """
@@ -29,6 +29,12 @@ struct MatchCommand: ParsableCommand {
     @Option(help: "The text of a Text record on the tag.")
     var text: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "When the tag is presented, in RFC 3339 (2026-12-01T20:00:00+01:00): time windows and the validity of "
+                + "enrolled tags are judged then (default: now).", valueName: "time"))
+    var at: TimeArgument?
+
     @OptionGroup var rules: RulesOptions
     @OptionGroup var state: StateOptions
 
@@ -42,7 +48,7 @@ struct MatchCommand: ParsableCommand {
         let tag = RulesCommands.Tag(
             uri: uri.isEmpty ? nil : uri, uid: uid?.description, reader: reader, tech: tech, texts: text)
         try RulesCommands.match(
-            tag, sources: rules.rules, explain: explain, json: json, stateDirectory: state.stateDir
+            tag, sources: rules.rules, explain: explain, json: json, stateDirectory: state.stateDir, at: at?.date
         ).finish()
     }
 }

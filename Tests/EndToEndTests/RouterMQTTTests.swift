@@ -86,7 +86,7 @@ import VirtualTag
                     "homeassistant/event/front-door/virtual_pcd_00_01/config",
                 ])
             #expect(eventConfig["state_topic"] as? String == Self.tagTopic)
-            #expect(eventConfig["event_types"] as? [String] == ["tap", "removed", "held", "returned"])
+            #expect(eventConfig["event_types"] as? [String] == ["tap", "removed", "held", "returned", "denied"])
             #expect(eventConfig["unique_id"] as? String == "tagrouter_front-door_virtual_pcd_00_00_event")
             #expect(eventConfig["availability_topic"] as? String == "tagrouter/front-door/status")
             #expect(

@@ -79,7 +79,7 @@ private let multiRule = """
     let report = CheckReport(sources: [rulesFolder], environment: ["HA_TOKEN": "token", "PATH": "/usr/bin:/bin"])
     #expect(report.succeeded, "\(report.text)")
     #expect(report.diagnostics.isEmpty, "\(report.text)")
-    #expect(report.text == "12 rules in 5 files")
+    #expect(report.text == "14 rules in 6 files, 2 enrolled tags")
 }
 
 @Test func exampleRulesNeedTheHomeAssistantToken() {
@@ -96,7 +96,7 @@ private let multiRule = """
     #expect(report.text == "/no/such/rules: error: no such file or folder\n1 error")
     #expect(
         report.json
-            == #"{"diagnostics":[{"column":0,"file":"/no/such/rules","line":0,"message":"no such file or folder","severity":"error"}],"fileCount":0,"ruleCount":0,"succeeded":false}"#
+            == #"{"diagnostics":[{"column":0,"file":"/no/such/rules","line":0,"message":"no such file or folder","severity":"error"}],"fileCount":0,"ruleCount":0,"succeeded":false,"tagCount":0}"#
     )
 }
 

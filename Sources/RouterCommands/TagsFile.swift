@@ -1,0 +1,104 @@
+import Foundation
+import NDEF
+import TagRules
+
+/// The tags file of a rules folder as `tagrouter learn` and `tagrouter tags` see it: its path, its text and its
+/// validated entries (docs/rules.md, "The tags file"). Edits go through ``TagsFileEditor`` (text, so comments
+/// stay) and are written whole to a temporary file that is renamed over the old one.
+struct TagsFile {
+    /// The rules folder.
+    let folder: String
+    /// `folder/tags.yaml`.
+    let path: String
+    /// The text, nil when the file does not exist yet.
+    let text: String?
+    /// The entries.
+    let tags: KnownTags
+
+    /// Reads and validates the tags file of the rules sources.
+    /// - Parameter sources: `--rules`, or the default.
+    /// - Throws: ``CommandFailure`` when there is no rules folder, or the file cannot be read or has errors.
+    init(sources: [String]) throws(CommandFailure) {
+        let sources = HostDefaults.rulesSources(sources)
+        guard let folder = LearnClaim.rulesFolder(of: sources) else {
+            throw CommandFailure(
+                "no rules folder among \(sources.joined(separator: ", ")): create it or pass --rules with a folder")
+        }
+        self.folder = folder
+        path = (folder.hasSuffix("/") ? folder : folder + "/") + KnownTags.fileName
+        guard FileManager.default.fileExists(atPath: path) else {
+            text = nil
+            tags = KnownTags()
+            return
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("cannot read \(path)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CommandFailure("\(path) is not UTF-8 text")
+        }
+        self.text = text
+        let result = RuleSet.load(files: [(path, text)], environment: [:], directory: folder)
+        guard let ruleSet = result.ruleSet else {
+            let first = result.diagnostics.first { $0.severity == .error }
+            throw CommandFailure("the tags file is broken: \(first?.headline ?? path); fix it first")
+        }
+        tags = ruleSet.tags
+    }
+
+    /// The entry with a name, or else a UID, or a failure naming what was looked for.
+    /// - Parameter nameOrUID: a name or a UID.
+    func entry(_ nameOrUID: String) throws(CommandFailure) -> KnownTag {
+        guard let entry = tags.entry(named: nameOrUID) else {
+            throw CommandFailure("no tag named '\(PrintableText.line(nameOrUID))' in \(path)")
+        }
+        return entry
+    }
+
+    /// Writes new text: to a temporary file in the folder, then renamed over the file, keeping the file's mode,
+    /// owner and group (a new file: mode 0640, group `tagrouter` when root writes it, else the folder's).
+    /// - Parameter newText: the whole new text.
+    /// - Throws: ``CommandFailure`` naming the file and the system's reason.
+    func write(_ newText: String) throws(CommandFailure) {
+        var existing = stat()
+        let exists = stat(path, &existing) == 0
+        var folderStatus = stat()
+        let mode = exists ? existing.st_mode & 0o7777 : 0o640
+        let temporary = folder + "/.tags.yaml.\(getpid()).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw Self.failure("cannot write", temporary) }
+        let bytes = Array(newText.utf8)
+        let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        // The owner and group of the file it replaces. A new file (0640) gets the group the router reads it
+        // with: `tagrouter`, the service's, when root writes it and that group exists (the rules folder is
+        // root's); else the folder's. Failing that (not root), the file stays the caller's.
+        if exists {
+            _ = fchown(descriptor, existing.st_uid, existing.st_gid)
+        } else if geteuid() == 0, let group = getgrnam("tagrouter") {
+            _ = fchown(descriptor, 0, group.pointee.gr_gid)
+        } else if stat(folder, &folderStatus) == 0 {
+            _ = fchown(descriptor, geteuid(), folderStatus.st_gid)
+        }
+        _ = fchmod(descriptor, mode)
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == bytes.count, synced else {
+            unlink(temporary)
+            throw Self.failure("cannot write", temporary)
+        }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw Self.failure("cannot replace", path)
+        }
+    }
+
+    /// An edit that cannot be made, as one sentence naming the file (and the place, when there is one).
+    /// - Parameter error: the editor's error.
+    func failure(_ error: TagsFileEditError) -> CommandFailure {
+        CommandFailure(error.line > 0 ? "\(path):\(error)" : "\(path): \(error)")
+    }
+
+    private static func failure(_ what: String, _ path: String) -> CommandFailure {
+        CommandFailure("\(what) \(path): \(String(cString: strerror(errno)))")
+    }
+}

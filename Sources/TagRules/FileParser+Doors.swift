@@ -1,0 +1,219 @@
+import AASAPatterns
+import Foundation
+import NDEF
+import Yams
+
+extension FileParser {
+    /// Parses a rule's `when` (docs/rules.md, "Time windows"): a list of windows, each with `days`, `time` or
+    /// both.
+    func parseWhen(_ node: Node, context: String) -> [TimeWindow]? {
+        guard case .sequence(let list) = node else {
+            error(node, "'when' must be a list of windows, not \(Self.kind(node)) (write - { time: \"07:00-19:00\" })")
+            return nil
+        }
+        if list.isEmpty { error(node, "'when' is empty \(context) (give at least one window)") }
+        var windows: [TimeWindow] = []
+        for item in list {
+            guard let mapping = mapping(item, "a window of 'when'") else { continue }
+            let entries = entries(mapping, allowed: ["days", "time"], context: "in a window of 'when' \(context)")
+            if entries.isEmpty {
+                error(item, "a window of 'when' needs 'days', 'time' or both \(context)")
+                continue
+            }
+            var window = TimeWindow(days: nil, start: 0, end: 1440)
+            var valid = true
+            for entry in entries {
+                if entry.key == "days" {
+                    guard let days = stringList(entry.value, "'days'") else {
+                        valid = false
+                        continue
+                    }
+                    var set = Set<Int>()
+                    for day in days {
+                        guard let index = TimeWindow.dayNames.firstIndex(of: day.value.lowercased()) else {
+                            error(
+                                day.node,
+                                "unknown day '\(day.display)' (expected \(TimeWindow.dayNames.joined(separator: ", ")))"
+                            )
+                            valid = false
+                            continue
+                        }
+                        set.insert(index + 1)
+                    }
+                    if days.isEmpty {
+                        error(entry.value, "'days' is empty \(context)")
+                        valid = false
+                    }
+                    window.days = set
+                } else {
+                    guard let (text, display) = string(entry.value, "'time'") else {
+                        valid = false
+                        continue
+                    }
+                    guard let span = TimeWindow.parseSpan(text), span.start != span.end else {
+                        error(
+                            entry.value,
+                            "'time' '\(display)' is not a span like \"07:00-19:00\" or \"22:00-06:00\" (HH:MM-HH:MM, "
+                                + "24:00 as an end, start and end different)")
+                        valid = false
+                        continue
+                    }
+                    (window.start, window.end) = span
+                }
+            }
+            if valid { windows.append(window) }
+        }
+        return windows
+    }
+
+    /// Parses a `timeZone`: a name of the tz database.
+    func parseTimeZone(_ node: Node) -> TimeZone? {
+        guard let (name, display) = string(node, "'timeZone'") else { return nil }
+        guard let zone = TimeZone(identifier: name), name.contains("/") || name == "UTC" || name == "GMT" else {
+            let hint = Suggestion.closest(to: name, in: TimeZone.knownTimeZoneIdentifiers).map {
+                " (did you mean '\($0)'?)"
+            }
+            error(node, "unknown time zone '\(display)'\(hint ?? "") (write a tz database name like Europe/Berlin)")
+            return nil
+        }
+        return zone
+    }
+
+    /// Parses a rule's `denied:` block: the action keys of a rule (docs/rules.md, "Refusals").
+    func parseDenied(_ node: Node, context: String) -> [Action]? {
+        guard let mapping = mapping(node, "'denied'") else { return nil }
+        let actionKeys = ["run", "open", "webhook", "mqtt", "actions"]
+        let items = entries(mapping, allowed: actionKeys, context: "in 'denied' \(context)")
+        if items.isEmpty {
+            error(node, "'denied' has no action \(context) (add 'run', 'open', 'webhook', 'mqtt' or 'actions')")
+            return nil
+        }
+        var actions: [Action] = []
+        for item in items {
+            if item.key == "actions" {
+                actions += parseActionList(item.value, context: context)
+            } else if let action = parseAction(item.key, item.value, context: context) {
+                actions.append(action)
+            }
+        }
+        return actions
+    }
+
+    // MARK: The tags file
+
+    static let tagsFileKeys = ["version", "tags"]
+    static let tagEntryKeys = ["name", "uid", "sun", "groups", "validFrom", "validUntil", "disabled", "note"]
+
+    /// Parses the tags file (docs/rules.md, "The tags file") into ``tagEntries``.
+    func parseTagsFile(_ root: Node?) {
+        guard let root else { return }
+        guard let top = mapping(root, "a tags file") else { return }
+        let items = entries(top, allowed: Self.tagsFileKeys, context: "at the top level of the tags file")
+        let byKey = Dictionary(items.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        if let version = byKey["version"] {
+            if version.value.scalar?.string != "1" {
+                error(
+                    version.value,
+                    "unknown version '\(version.value.scalar?.string ?? Self.kind(version.value))' (expected 1)")
+            }
+        } else {
+            error(root, "missing 'version: 1'")
+        }
+        guard let list = byKey["tags"] else {
+            error(root, "missing 'tags' (a list of tags)")
+            return
+        }
+        if case .scalar(let scalar) = list.value, Self.isNull(scalar) { return }
+        guard case .sequence(let sequence) = list.value else {
+            error(list.value, "'tags' must be a list, not \(Self.kind(list.value))")
+            return
+        }
+        var names: [String: SourceLocation] = [:]
+        var uids: [String: (String, SourceLocation)] = [:]
+        for node in sequence {
+            guard let tag = parseTagEntry(node) else { continue }
+            if let first = names[tag.name] {
+                error(node, "duplicate tag name '\(PrintableText.line(tag.name))' (first defined at \(first))")
+                continue
+            }
+            if let (name, first) = uids[tag.uid] {
+                error(
+                    node,
+                    "UID \(tag.uid) is enrolled twice (first as '\(PrintableText.line(name))' at \(first))")
+                continue
+            }
+            names[tag.name] = tag.location
+            uids[tag.uid] = (tag.name, tag.location)
+            tagEntries.append(tag)
+        }
+    }
+
+    /// A scalar's text as written: the tags file expands no `${NAME}` (a name is not a secret).
+    private func plainString(_ node: Node, _ what: String) -> String? {
+        guard case .scalar(let scalar) = node, !Self.isNull(scalar) else {
+            error(node, "\(what) must be a string, not \(Self.kind(node))")
+            return nil
+        }
+        return scalar.string
+    }
+
+    private func parseTagEntry(_ node: Node) -> KnownTag? {
+        guard let mapping = mapping(node, "a tag") else { return nil }
+        let errorsBefore = diagnostics.count { $0.severity == .error }
+        let context = "in tag #\(tagEntries.count + 1)"
+        let items = entries(mapping, allowed: Self.tagEntryKeys, context: context)
+        var name: String?
+        var uid: String?
+        var tag = KnownTag(name: "", uid: "", location: location(node))
+        for item in items {
+            switch item.key {
+            case "name":
+                guard let value = plainString(item.value, "a tag's 'name'") else { continue }
+                if value.isEmpty { error(item.value, "a tag's 'name' is empty") }
+                name = value
+                tag.location = location(item.value)
+            case "uid":
+                guard let value = plainString(item.value, "a tag's 'uid'") else { continue }
+                uid = parseUID((value, value, item.value))
+            case "sun":
+                error(
+                    item.keyNode,
+                    "'sun' (tags identified by a verified SUN message) is not supported yet; enroll the tag by 'uid'")
+            case "groups":
+                guard case .sequence(let list) = item.value else {
+                    error(item.value, "'groups' must be a list, not \(Self.kind(item.value)) (write [staff])")
+                    continue
+                }
+                tag.groups = list.compactMap { entry in
+                    guard let group = plainString(entry, "a group") else { return nil }
+                    if group.isEmpty { error(entry, "a group name is empty") }
+                    return group.isEmpty ? nil : group
+                }
+            case "validFrom", "validUntil":
+                guard let value = plainString(item.value, "'\(item.key)'") else { continue }
+                guard let day = CalendarDay(value) else {
+                    error(
+                        item.value,
+                        "'\(item.key)' '\(PrintableText.line(value))' is not a day like 2026-12-01 (YYYY-MM-DD)")
+                    continue
+                }
+                if item.key == "validFrom" { tag.validFrom = day } else { tag.validUntil = day }
+            case "disabled":
+                tag.disabled = bool(item.value, "'disabled'") ?? false
+            default:
+                tag.note = plainString(item.value, "'note'")
+            }
+        }
+        if name == nil, mapping["name"] == nil { error(node, "\(context) has no 'name'") }
+        if uid == nil, mapping["uid"] == nil, mapping["sun"] == nil { error(node, "\(context) has no 'uid'") }
+        if let from = tag.validFrom, let until = tag.validUntil, until < from {
+            error(node, "\(context): 'validUntil' \(until) is before 'validFrom' \(from)")
+        }
+        guard diagnostics.count(where: { $0.severity == .error }) == errorsBefore, let name, let uid else {
+            return nil
+        }
+        tag.name = name
+        tag.uid = uid
+        return tag
+    }
+}

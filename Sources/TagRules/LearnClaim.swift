@@ -1,0 +1,59 @@
+public import Foundation
+
+/// The readers `tagrouter learn` holds while it enrolls a tag, so that a router watching the same readers does
+/// nothing for that tag (docs/cli.md, "tagrouter learn"): a small JSON file `.learning` in the rules folder, with
+/// the readers' names and when the claim ends by itself (a killed `learn` leaves one that expires).
+///
+/// The rules folder is the place both sides know and that only who may change the rules can write.
+public struct LearnClaim: Sendable, Hashable, Codable {
+    /// The claimed readers' names.
+    public var readers: [String]
+    /// When the claim ends, if `learn` has not removed it before.
+    public var until: Date
+
+    /// The claim file's name in the rules folder.
+    public static let fileName = ".learning"
+
+    /// Creates a claim.
+    /// - Parameters:
+    ///   - readers: the readers' names.
+    ///   - until: when it ends by itself.
+    public init(readers: [String], until: Date) {
+        self.readers = readers
+        self.until = until
+    }
+
+    /// The folder that holds the tags file and the claim, for rules sources: the first folder among them, else the
+    /// folder of a source file named `tags.yaml`; nil when there is neither.
+    /// - Parameter sources: the rules files and folders.
+    public static func rulesFolder(of sources: [String]) -> String? {
+        for source in sources {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory), isDirectory.boolValue {
+                return source
+            }
+        }
+        let tagsFile = sources.first { ($0 as NSString).lastPathComponent == RuleLoader.tagsFileName }
+        return tagsFile.map { path in
+            let folder = (path as NSString).deletingLastPathComponent
+            return folder.isEmpty ? "." : folder
+        }
+    }
+
+    /// The claim in force in a folder now, if any: a missing, unreadable, malformed or expired file is none.
+    /// - Parameters:
+    ///   - folder: the rules folder.
+    ///   - now: the time.
+    public static func current(in folder: String, now: Date = Date()) -> LearnClaim? {
+        guard let data = FileManager.default.contents(atPath: path(in: folder)),
+            let claim = try? JSONDecoder().decode(LearnClaim.self, from: data), claim.until > now
+        else { return nil }
+        return claim
+    }
+
+    /// The claim file's path in a folder.
+    /// - Parameter folder: the rules folder.
+    public static func path(in folder: String) -> String {
+        folder.hasSuffix("/") ? folder + fileName : folder + "/" + fileName
+    }
+}
