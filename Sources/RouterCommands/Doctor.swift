@@ -27,7 +27,9 @@ public enum Doctor {
             checks.append(
                 DoctorCheck(
                     name: "rules", status: .ok,
-                    detail: "\(loaded.ruleCount) rules in \(loaded.fileCount) files (\(sources))"))
+                    detail: "\(loaded.ruleCount) rules in \(loaded.fileCount) files"
+                        + (ruleSet.tags.entries.isEmpty ? "" : ", \(ruleSet.tags.entries.count) enrolled tags")
+                        + " (\(sources))"))
             let needsOpener = ruleSet.rules.contains { $0.actions.contains(where: \.isOpen) }
             checks.append(HostChecks.opener(path: environment["PATH"] ?? "", needed: needsOpener))
             checks += AssociationCommands.doctorChecks(for: ruleSet, stateDirectory: stateDirectory)

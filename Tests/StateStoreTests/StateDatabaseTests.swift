@@ -64,6 +64,38 @@ struct StateDatabaseTests {
         }
     }
 
+    @Test("refusals are listed by --denied, with the rule, the reason and the enrolled name escaped")
+    func deniedHistory() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let database = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+            let base = Date(timeIntervalSince1970: 1_700_000_000)
+            var refused = TapRecord(time: base, reader: "Door", uid: "04A1", rule: "front-door", outcome: .denied)
+            refused.tagName = "evil\n\u{1B}[2J \"name\""
+            refused.reason = "outside-window"
+            try database.recordTap(refused)
+            var long = refused
+            long.time = base + 1
+            long.tagName = String(repeating: "x", count: 10_000)
+            long.reason = "expired"
+            try database.recordTap(long)
+            try database.recordTap(
+                TapRecord(time: base + 2, reader: "Door", uid: "04B2", rule: "door", outcome: .matched))
+            let denied = try database.history(deniedOnly: true)
+            #expect(denied.taps.map(\.reason) == ["expired", "outside-window"])
+            #expect(denied.taps.last?.tagName == "evil\n\u{1B}[2J \"name\"")
+            let text = denied.text()
+            #expect(
+                text.contains(#"rule=front-door  uri=-  tag="evil\n\u{1B}[2J \"name\""  reason=outside-window"#),
+                "\(text)")
+            #expect(text.contains(#"tag="\#(String(repeating: "x", count: 300))…"  reason=expired"#))
+            #expect(!text.contains("\u{1B}"))
+            let json = try JSONSerialization.jsonObject(with: Data(denied.json().utf8)) as? [String: Any]
+            let taps = json?["taps"] as? [[String: Any]]
+            #expect(taps?.compactMap { $0["outcome"] as? String } == ["denied", "denied"])
+            #expect(taps?.last?["tagName"] as? String == "evil\n\u{1B}[2J \"name\"")
+        }
+    }
+
     @Test("retention keeps the newest taps")
     func retention() async throws {
         try await TestEnvironment.withTemporaryDirectory { directory in

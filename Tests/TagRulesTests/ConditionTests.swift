@@ -156,7 +156,7 @@ func eventConditions(fact: EventCase) throws {
     #expect(ruleSet.match(blank).map(\.rule.name) == ["by-tech", "by-uid", "every"])
     #expect(
         ruleSet.explain(blank).first?.reason
-            == "the tag is blank (no NDEF records): only uid, tech or any rules take blank tags")
+            == "the tag is blank (no NDEF records): only uid, tags, tech or any rules take blank tags")
     let written = TagEvent(uid: "0102", reader: "Front Door", tech: "type2", texts: ["hi"])
     #expect(ruleSet.match(written).map(\.rule.name) == ["door-log", "by-tech", "by-uid", "every"])
 }
