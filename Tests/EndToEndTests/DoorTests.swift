@@ -117,6 +117,9 @@ import VirtualTag
             let expired = try await learn(
                 harness, erin, ["--name", "erin", "--group", "staff", "--valid-until", "2020-12-31"])
             #expect(expired.status == 0, "\(expired.standardError)")
+            // A hostile name is written to the file as it was given, and escaped where it is printed.
+            let hostile = "Front door, \"Dan\"\n\u{1B}[2J"
+            #expect((try await learn(harness, Self.uid(6), ["--name", hostile, "--group", "staff"])).status == 0)
             #expect(!FileManager.default.fileExists(atPath: harness.rulesDirectory + "/.learning"))
             // A UID already enrolled is refused without --replace, and the file is left as it was.
             let before = try String(contentsOfFile: harness.rulesDirectory + "/tags.yaml", encoding: .utf8)
@@ -130,6 +133,9 @@ import VirtualTag
             try await Task.sleep(for: .seconds(2))
             try await tap(harness, alice, expecting: "open||alice|staff")
             try await tap(harness, bob, expecting: "denied|outside-window|bob|night")
+            try await tap(harness, Self.uid(6), expecting: "open||Front door, \"Dan\"")
+            #expect(!harness.router.lines(containing: #"tag.name="Front door, \"Dan\"\n\u{1B}[2J""#).isEmpty)
+            #expect(!harness.router.log.contains("\u{1B}"), "no raw escape reaches the log")
             try await tap(harness, erin, expecting: "denied|expired|erin|staff")
             try await tap(harness, Self.uid(9), expecting: "denied|unknown-tag||")
 

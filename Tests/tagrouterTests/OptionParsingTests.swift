@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RouterCommands
 import Testing
 
@@ -44,6 +45,23 @@ import Testing
     ])
     func addresses(text: String, address: HostAndPort) {
         #expect(HostAndPort(argument: text) == address)
+    }
+
+    @Test func matchAtIsAnInstantWithAZone() throws {
+        let command = try MatchCommand.parse(["https://e.com/", "--at", "2026-12-01T20:00:00+01:00"])
+        #expect(command.at?.date.timeIntervalSince1970 == 1_796_151_600)
+        let fractional = try MatchCommand.parse(["", "--at", "2026-12-01T19:00:00.500Z"])
+        #expect(fractional.at?.date.timeIntervalSince1970 == 1_796_151_600.5)
+        #expect(throws: (any Error).self) { try MatchCommand.parse(["", "--at", "2026-12-01 20:00"]) }
+        #expect(throws: (any Error).self) { try MatchCommand.parse(["", "--at", "tomorrow"]) }
+    }
+
+    @Test func learnNeedsANameAndTakesRepeatedGroups() throws {
+        #expect(throws: (any Error).self) { try LearnCommand.parse([]) }
+        let command = try LearnCommand.parse(["--name", "Front door, Alice", "--group", "staff", "--group", "night"])
+        #expect(command.name == "Front door, Alice")
+        #expect(command.group == ["staff", "night"])
+        #expect(command.timeout.duration == .seconds(60))
     }
 
     @Test func historyLimitIsPositive() {
