@@ -56,10 +56,19 @@ let package = Package(
         ),
         // The AASA component pattern engine: compiler, matcher and URI parsing, Foundation only.
         .target(name: "AASAPatterns", swiftSettings: swiftSettings),
+        // NTAG 424 DNA's Secure Unique NFC messages, AES mode: both sides, on swift-crypto's AES-CBC and AES-CMAC.
+        .target(
+            name: "SUNMessage",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "TagRules",
             dependencies: [
-                "AASAPatterns", "NDEF", .product(name: "Yams", package: "Yams"),
+                "AASAPatterns", "NDEF", "SUNMessage", .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -144,7 +153,7 @@ let package = Package(
         ),
         .target(
             name: "VirtualTag",
-            dependencies: ["NDEF", "NFCTag", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["NDEF", "NFCTag", "SUNMessage", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -194,7 +203,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TagRulesTests",
-            dependencies: ["AASAPatterns", "TagRules", "TestSupport", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "AASAPatterns", "TagRules", "SUNMessage", "TestSupport", .product(name: "Yams", package: "Yams"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
