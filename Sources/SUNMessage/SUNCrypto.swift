@@ -197,7 +197,8 @@ public enum SUNCrypto {
     static func cbc(encrypt plain: [UInt8], key: [UInt8], iv: [UInt8]) throws -> [UInt8] {
         guard key.count == keyLength else { throw CryptoKitError.incorrectKeySize }
         return Array(
-            try AES._CBC.encrypt(plain, using: SymmetricKey(data: key), iv: try AES._CBC.IV(ivBytes: iv), noPadding: true))
+            try AES._CBC.encrypt(
+                plain, using: SymmetricKey(data: key), iv: try AES._CBC.IV(ivBytes: iv), noPadding: true))
     }
 
     static func cbc(decrypt encrypted: [UInt8], key: [UInt8], iv: [UInt8]) throws -> [UInt8] {

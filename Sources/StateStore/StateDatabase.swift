@@ -149,6 +149,16 @@ public final class StateDatabase: Sendable {
             try db.execute(sql: "ALTER TABLE taps ADD COLUMN tag_name TEXT")
             try db.execute(sql: "ALTER TABLE taps ADD COLUMN reason TEXT")
         }
+        migrator.registerMigration("sun-counters") { db in
+            // The highest SUN read counter accepted per key set and UID: an older or equal one is a replay.
+            try db.execute(
+                sql: """
+                    CREATE TABLE sun_counters (
+                        key_set TEXT NOT NULL, uid TEXT NOT NULL, counter INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+                        PRIMARY KEY (key_set, uid)
+                    )
+                    """)
+        }
         return migrator
     }
 

@@ -30,6 +30,24 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         }
     }
 
+    /// A verified SUN message (docs/rules.md, "SUN: tags that prove themselves").
+    public struct Sun: Sendable, Hashable, Encodable {
+        /// The UID the message names, as `{sun.uid}`.
+        public var uid: String
+        /// Its read counter, as `{sun.counter}`.
+        public var counter: Int64
+        /// Its file data, as `{sun.file}`; left out when it has none.
+        public var file: String?
+
+        /// The part for a verified message.
+        /// - Parameter sun: the message.
+        public init(_ sun: VerifiedSUN) {
+            uid = sun.uid
+            counter = Int64(sun.counter)
+            file = sun.fileData == nil ? nil : sun.fileText
+        }
+    }
+
     /// A refusal's part of the document (docs/rules.md, "Refusals").
     public struct Denied: Sendable, Hashable, Encodable {
         /// Why the rule refused the tag.
@@ -68,9 +86,11 @@ public struct EventDocument: Sendable, Hashable, Encodable {
     public var presentedForMilliseconds: Int64 = 0
     /// For a door rule's refusal: why; nil (left out) otherwise.
     public var denied: Denied?
+    /// The SUN message a rule verified; nil (left out) otherwise.
+    public var sun: Sun?
 
     enum CodingKeys: String, CodingKey {
-        case id, time, rule, reader, tag, uri, records, event, denied
+        case id, time, rule, reader, tag, uri, records, event, denied, sun
         case haTagID = "ha_tag_id"
         case presentationID = "presentation_id"
         case presentedForMilliseconds = "presented_for_ms"
@@ -124,6 +144,14 @@ public struct EventDocument: Sendable, Hashable, Encodable {
                 ("presentation_id", .string(presentationID)), ("presented_for_ms", .integer(presentedForMilliseconds)),
                 ("reader", .string(reader)),
                 ("records", .records(records)), ("rule", .string(rule)),
+                (
+                    "sun",
+                    sun.map {
+                        .object([
+                            ("counter", .integer($0.counter)), ("file", .present($0.file)), ("uid", .string($0.uid)),
+                        ])
+                    }
+                ),
                 (
                     "tag",
                     .object([

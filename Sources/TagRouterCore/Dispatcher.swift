@@ -72,11 +72,13 @@ public struct Dispatcher: Sendable {
 
     /// The event document of a tag, without its rule.
     private static func document(of tag: ReadTag, eventID: String, time: Date) -> EventDocument {
-        EventDocument(
+        var document = EventDocument(
             id: eventID, time: Timestamp.rfc3339(time), rule: "", reader: tag.tag.reader,
             tag: .init(uid: tag.tag.uid, tech: tag.tag.tech ?? "", known: tag.event.known), uri: tag.tag.uri,
             records: tag.message.records.map(\.summary),
             haTagID: PlaceholderValues(event: tag.event, rule: "", eventID: eventID, time: "")[.homeAssistantTagID])
+        document.sun = tag.event.sun.map(EventDocument.Sun.init)
+        return document
     }
 
     private func dispatch(

@@ -76,6 +76,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     let follower: PresentationFollower
     /// The rules folder, where `tagrouter learn` claims the readers it enrolls on (``LearnClaim``).
     let claimFolder: String?
+    /// The SUN counters: the history's store when it keeps them (the state database); nil in a dry run.
+    let sunCounters: (any SUNCounterStore)?
 
     /// Creates the router.
     /// - Parameters:
@@ -101,6 +103,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.logger = logger
         self.follower = PresentationFollower(now: configuration.now)
         self.claimFolder = LearnClaim.rulesFolder(of: rules.sources)
+        self.sunCounters = history as? any SUNCounterStore
     }
 
     /// Watches and dispatches until graceful shutdown or cancellation.
@@ -191,18 +194,20 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     /// - Parameter tap: the presentation.
     /// - Returns: how it ended.
     func process(_ tap: Tap) async -> TapOutcome {
-        let tag: ReadTag
+        var tag: ReadTag
         switch await pipeline.read(tap) {
         case .failed(let failure): return .readFailed(reader: tap.reader, failure)
         case .invalidNDEF(let summary, let failure): return .invalidNDEF(summary, failure)
         case .read(let read): tag = read
         }
         let arrival = follower.arrived(reader: tap.reader, serial: tap.serial, identity: tag.identity)
-        // The refusing rule's cooldown when a door rule refused the tag (the matched rules are `continue` ones).
-        guard let deciding = tag.refusal?.rule ?? tag.matches.first?.rule else { return .ignored(tag.tag) }
+        guard !tag.matches.isEmpty || tag.refusal != nil else { return .ignored(tag.tag) }
         if let claimFolder, LearnClaim.current(in: claimFolder)?.readers.contains(tap.reader) == true {
             return .heldByLearn(tag.tag)
         }
+        refuseReplays(&tag)
+        // The refusing rule's cooldown when a door rule refused the tag (the matched rules are `continue` ones).
+        guard let deciding = tag.refusal?.rule ?? tag.matches.first?.rule else { return .ignored(tag.tag) }
         let rules = tag.matches.map(\.rule.name) + (tag.refusal.map { [$0.rule.name] } ?? [])
         var returning: String?
         switch arrival {
@@ -258,6 +263,27 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             return .denied(tag.tag, rule: refusal.rule.name, reason: refusal.reason, dispatch)
         }
         return .dispatched(tag.tag, dispatch)
+    }
+
+    /// A verified SUN message whose counter is not above the highest accepted for its UID is a replay (a copied
+    /// URL): the rules that required it match no more, and the first of them refuses the tag (docs/rules.md,
+    /// "SUN: tags that prove themselves"). A store that cannot be used refuses too: a door fails closed.
+    func refuseReplays(_ tag: inout ReadTag) {
+        guard let sun = tag.event.sun, let counters = sunCounters,
+            let first = tag.matches.first(where: \.rule.requiresSUN)
+        else { return }
+        let isNew: Bool
+        do {
+            isNew = try counters.acceptSUNCounter(keySetID: sun.keySetID, uid: sun.uid, counter: sun.counter)
+        } catch {
+            logger.error(
+                "sun.counter_store_failed: the tag is refused",
+                metadata: ["error": "\(error)", "rule.name": "\(first.rule.name)"])
+            isNew = false
+        }
+        guard !isNew else { return }
+        tag.refusal = Refusal(index: first.index, rule: first.rule, reason: .replay)
+        tag.matches = tag.matches.filter { !$0.rule.requiresSUN && $0.rule.continues }
     }
 
     /// Carries out a later event of a followed presentation and reports it (docs/rules.md, "Tags that stay on

@@ -217,3 +217,77 @@ extension FileParser {
         return tag
     }
 }
+
+extension FileParser {
+    static let sunKeys = ["piccData", "mac", "encData", "uid", "counter", "metaReadKey", "fileReadKey"]
+
+    /// Parses a `sun:` condition (docs/rules.md, "SUN: tags that prove themselves"). The keys must come from
+    /// `${VAR}`, are checked for length, and are never shown.
+    func parseSUN(_ node: Node, context: String) -> SUNCondition? {
+        guard let mapping = mapping(node, "'sun'") else { return nil }
+        let items = entries(mapping, allowed: Self.sunKeys, context: "in 'sun' \(context)")
+        var names: [String: String] = [:]
+        var keys: [String: [UInt8]] = [:]
+        var valid = true
+        for item in items {
+            guard let (value, display) = string(item.value, "'\(item.key)'") else {
+                valid = false
+                continue
+            }
+            if item.key.hasSuffix("Key") {
+                // A key written in the file would be shown wherever the file is: only ${VAR} is taken.
+                guard display.contains("${") else {
+                    error(
+                        item.value,
+                        "'\(item.key)' must come from the environment, like \"${DOOR_KEY}\" (a key written in the "
+                            + "rules file would be shown wherever the file is)")
+                    valid = false
+                    continue
+                }
+                guard let key = SUNCondition.hex(Substring(value)), key.count == 16 else {
+                    error(
+                        item.value,
+                        "'\(item.key)' (\(display)) must be 16 bytes written as 32 hex digits; the value is not")
+                    valid = false
+                    continue
+                }
+                keys[item.key] = key
+            } else {
+                guard !value.isEmpty, !value.contains(where: { "&=#?".contains($0) }) else {
+                    error(item.value, "'\(item.key)' must name a query item, like 'p'")
+                    valid = false
+                    continue
+                }
+                names[item.key] = value
+            }
+        }
+        let isPlain = names["uid"] != nil || names["counter"] != nil
+        if names["mac"] == nil { error(node, "'sun' needs 'mac' (the query item holding the MAC) \(context)") }
+        if keys["fileReadKey"] == nil, mapping["fileReadKey"] == nil {
+            error(node, "'sun' needs 'fileReadKey' \(context)")
+        }
+        if isPlain {
+            if names["uid"] == nil || names["counter"] == nil {
+                error(node, "'sun' in plain mirroring needs both 'uid' and 'counter' \(context)")
+            }
+            if names["piccData"] != nil || names["encData"] != nil {
+                error(node, "'sun' has either 'piccData' (encrypted) or 'uid' and 'counter' (plain) \(context)")
+            }
+        } else {
+            if names["piccData"] == nil {
+                error(node, "'sun' needs 'piccData', or 'uid' and 'counter' for plain mirroring \(context)")
+            }
+            if keys["metaReadKey"] == nil, mapping["metaReadKey"] == nil {
+                error(node, "'sun' with 'piccData' needs 'metaReadKey' \(context)")
+            }
+        }
+        guard valid, let mac = names["mac"], let fileReadKey = keys["fileReadKey"],
+            isPlain || (names["piccData"] != nil && keys["metaReadKey"] != nil)
+        else { return nil }
+        let metaReadKey = isPlain ? nil : keys["metaReadKey"]
+        return SUNCondition(
+            piccItem: isPlain ? nil : names["piccData"], uidItem: names["uid"], counterItem: names["counter"],
+            macItem: mac, encItem: names["encData"], metaReadKey: metaReadKey, fileReadKey: fileReadKey,
+            keySetID: SUNCondition.keySetID(metaReadKey: metaReadKey, fileReadKey: fileReadKey))
+    }
+}

@@ -4,7 +4,7 @@ import Yams
 extension FileParser {
     static let matchKeys = [
         "domains", "schemes", "components", "paths", "aasa", "appID", "uid", "mime", "external", "text", "reader",
-        "tech", "any", "tags",
+        "tech", "any", "tags", "sun",
     ]
     static let techNames = ["type2", "type4", "type5", "mifare-classic", "felica", "iso14443-4", "type1"]
 
@@ -65,6 +65,8 @@ extension FileParser {
                 } else {
                     conditions.components = importAASA(item.value, appID: byKey["appID"]?.value, mode: mode)
                 }
+            case "sun":
+                conditions.sun = parseSUN(item.value, context: context)
             case "tags":
                 conditions.tags = stringList(item.value, what).map { entries in
                     if entries.isEmpty { error(item.value, "'tags' is empty \(context) (name groups or tags)") }

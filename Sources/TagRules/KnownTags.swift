@@ -176,6 +176,14 @@ public enum DenialReason: String, Sendable, Hashable, CaseIterable, Encodable {
     case expired
     /// Outside every window of the rule's `when`.
     case outsideWindow = "outside-window"
+    /// `sun`: the PICCData does not decrypt with the rule's meta read key.
+    case wrongKey = "wrong-key"
+    /// `sun`: the MAC does not match (an altered URL, or not the tag's file read key).
+    case badMAC = "bad-mac"
+    /// `sun`: a message whose counter is not above the highest accepted for its UID: a copied URL.
+    case replay
+    /// `sun`: the URI holds no SUN message the rule can read (items missing, not hex, LRP mode).
+    case notSUN = "not-sun"
 
     /// How strongly the refusal concerns the tag: a reason about a tag the rule lists beats `not-listed`, which
     /// beats `unknown-tag` (the one recorded when several rules refuse).

@@ -1,6 +1,7 @@
 import AASAPatterns
 import Foundation
 import NDEF
+import SUNMessage
 
 /// The conditions of a rule's `match`, validated and compiled (docs/rules.md, "Conditions"). All given must hold.
 struct MatchConditions: Sendable {
@@ -20,7 +21,9 @@ struct MatchConditions: Sendable {
     var schedule: Schedule?
     /// The zone of `when` and of the enrolled tags' validity days (`timeZone`).
     var timeZone = TimeZone.current
-    /// Whether the rule is a door rule (it has `tags`, `when` or `denied`), whose refusals are recorded.
+    /// `sun`: the SUN message the tag's URI must carry (docs/rules.md, "SUN: tags that prove themselves").
+    var sun: SUNCondition?
+    /// Whether the rule is a door rule (it has `tags`, `when`, `sun` or `denied`), whose refusals are recorded.
     var isDoor = false
     /// The live association file whose components this rule uses (docs/rules.md, "Live association files").
     var live: AssociatedDomain?
@@ -42,7 +45,7 @@ struct MatchConditions: Sendable {
     }
 
     /// Whether the rule looks at the URI at all.
-    var needsURI: Bool { domains != nil || schemes != nil || components != nil || live != nil }
+    var needsURI: Bool { domains != nil || schemes != nil || components != nil || live != nil || sun != nil }
 
     /// The result of evaluating a rule, with a reason when explaining.
     struct Outcome {
@@ -50,15 +53,35 @@ struct MatchConditions: Sendable {
         var reason: String
         /// Set when every condition held but who or when: the rule refuses the tag (docs/rules.md, "Refusals").
         var refusal: DenialReason?
+        /// The SUN message `sun` verified.
+        var sun: VerifiedSUN?
     }
 
     /// Evaluates the conditions at `date`; builds a reason only when `explaining`.
     func evaluate(_ event: TagEvent, _ subject: inout MatchSubject?, at date: Date, explaining: Bool) -> Outcome {
-        let outcome = evaluateContent(event, &subject, explaining: explaining)
-        guard outcome.matched, let (reason, detail) = refusal(event, at: date, explaining: explaining) else {
-            return outcome
+        var outcome = evaluateContent(event, &subject, explaining: explaining)
+        guard outcome.matched else { return outcome }
+        if let sun {
+            func refuse(_ reason: DenialReason, _ detail: @autoclosure () -> String) -> Outcome {
+                Outcome(matched: false, reason: explaining ? "sun: " + detail() : "", refusal: reason)
+            }
+            switch sun.verify(event.uri ?? "") {
+            case .verified(let reading):
+                outcome.sun = VerifiedSUN(
+                    uid: reading.uid.map { String(format: "%02X", $0) }.joined(), counter: reading.counter,
+                    fileData: reading.fileData, keySetID: sun.keySetID)
+            case .wrongKey: return refuse(.wrongKey, "the PICCData does not decrypt with the meta read key (wrong key)")
+            case .badMAC: return refuse(.badMAC, "the MAC does not match (an altered URL, or the wrong file read key)")
+            case .malformed(let why): return refuse(.notSUN, why)
+            }
         }
-        return Outcome(matched: false, reason: detail, refusal: reason)
+        if let (reason, detail) = refusal(event, at: date, explaining: explaining) {
+            return Outcome(matched: false, reason: detail, refusal: reason)
+        }
+        if explaining, let verified = outcome.sun {
+            outcome.reason += "; sun: verified, UID \(verified.uid), counter \(verified.counter)"
+        }
+        return outcome
     }
 
     /// Who and when: the tag's UID or enrolled entry, its validity and the rule's windows; nil when they admit
@@ -187,6 +210,7 @@ struct MatchConditions: Sendable {
         if text != nil { parts.append("text") }
         if any { parts.append("any") }
         if tags != nil { parts.append("tags") }
+        if sun != nil { parts.append("sun") }
         if schedule != nil { parts.append("when") }
         return parts.joined(separator: ", ")
     }

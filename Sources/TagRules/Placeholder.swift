@@ -17,6 +17,8 @@ public enum Placeholder: Sendable, Hashable {
     case tagGroups
     /// `{denied.reason}`: why a door rule refused the tag, in its `denied:` actions.
     case deniedReason
+    /// `{sun.uid}`, `{sun.counter}`, `{sun.file}`: the verified SUN message (docs/rules.md, "SUN").
+    case sunUID, sunCounter, sunFile
 
     /// The simple placeholders by name.
     static let byName: [String: Placeholder] = [
@@ -24,7 +26,7 @@ public enum Placeholder: Sendable, Hashable {
         "uid": .uid, "reader": .reader, "tech": .tech, "rule": .rule, "text": .text, "event_id": .eventID,
         "time": .time, "ha_tag_id": .homeAssistantTagID, "event": .event, "presentation_id": .presentationID,
         "presented_for_ms": .presentedForMilliseconds, "tag.name": .tagName, "tag.groups": .tagGroups,
-        "denied.reason": .deniedReason,
+        "denied.reason": .deniedReason, "sun.uid": .sunUID, "sun.counter": .sunCounter, "sun.file": .sunFile,
     ]
 
     /// The placeholder named `name` (without braces), or nil.
@@ -49,6 +51,9 @@ public enum Placeholder: Sendable, Hashable {
         case .tagName: "tag.name"
         case .tagGroups: "tag.groups"
         case .deniedReason: "denied.reason"
+        case .sunUID: "sun.uid"
+        case .sunCounter: "sun.counter"
+        case .sunFile: "sun.file"
         default: Self.byName.first { $0.value == self }?.key ?? ""
         }
     }

@@ -55,6 +55,9 @@ public struct PlaceholderValues: Sendable {
         case .tagName: return event.known?.name ?? ""
         case .tagGroups: return event.known?.groups.joined(separator: ",") ?? ""
         case .deniedReason: return denial?.rawValue ?? ""
+        case .sunUID: return event.sun?.uid ?? ""
+        case .sunCounter: return event.sun.map { String($0.counter) } ?? ""
+        case .sunFile: return event.sun?.fileText ?? ""
         }
     }
 

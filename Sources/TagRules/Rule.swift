@@ -30,8 +30,12 @@ public struct Rule: Sendable {
     /// The conditions.
     var conditions: MatchConditions { matcher.conditions }
 
-    /// Whether the rule's refusals are recorded: it has `tags`, `when` or `denied` (docs/rules.md, "Refusals").
+    /// Whether the rule's refusals are recorded: it has `tags`, `when`, `sun` or `denied` (docs/rules.md,
+    /// "Refusals").
     public var isDoor: Bool { matcher.conditions.isDoor }
+
+    /// Whether the rule requires a verified SUN message (`sun`), whose counter the router checks for replays.
+    public var requiresSUN: Bool { matcher.conditions.sun != nil }
 
     /// The zone of the rule's `when` and of the validity days of the tags it lists.
     public var timeZone: TimeZone { matcher.conditions.timeZone }
@@ -162,6 +166,7 @@ public struct Rule: Sendable {
             "TAG_TEXT": values[.text], "TAG_EVENT": values[.event], "TAG_PRESENTATION_ID": values[.presentationID],
             "TAG_PRESENTED_FOR_MS": values[.presentedForMilliseconds], "TAG_NAME": values[.tagName],
             "TAG_GROUPS": values[.tagGroups], "TAG_DENIED_REASON": values[.deniedReason],
+            "TAG_SUN_UID": values[.sunUID], "TAG_SUN_COUNTER": values[.sunCounter], "TAG_SUN_FILE": values[.sunFile],
         ]
         return variables.mapValues { $0.utf8.contains(0) ? "" : $0 }
     }

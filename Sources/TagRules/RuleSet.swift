@@ -76,8 +76,9 @@ public struct RuleSet: Sendable {
         var matched: [MatchedRule] = []
         for candidate in index.candidates(for: subject?.uri, uid: event.uid) {
             // Evaluated in place: copying a Rule per candidate would retain all its fields.
-            guard rules[candidate].matcher.conditions.evaluate(event, &subject, at: date, explaining: false).matched
-            else { continue }
+            let outcome = rules[candidate].matcher.conditions.evaluate(event, &subject, at: date, explaining: false)
+            guard outcome.matched else { continue }
+            if event.sun == nil { event.sun = outcome.sun }
             let rule = rules[candidate]
             matched.append(MatchedRule(index: candidate, rule: rule))
             if !rule.continues { return Decision(event: event, matches: matched) }
@@ -156,4 +157,15 @@ public struct Refusal: Sendable {
     public var rule: Rule
     /// Why.
     public var reason: DenialReason
+
+    /// Creates a refusal.
+    /// - Parameters:
+    ///   - index: the rule's position.
+    ///   - rule: the rule.
+    ///   - reason: why.
+    public init(index: Int, rule: Rule, reason: DenialReason) {
+        self.index = index
+        self.rule = rule
+        self.reason = reason
+    }
 }

@@ -20,6 +20,8 @@ public struct TagEvent: Sendable, Hashable {
     public var externalTypes: [String]
     /// The tag's entry in the tags file, if it is enrolled (``RuleSet/decide(_:at:)`` looks it up by UID).
     public var known: KnownTag?
+    /// The SUN message the first matched rule with `sun` verified (``RuleSet/decide(_:at:)``).
+    public var sun: VerifiedSUN?
 
     /// Creates an event.
     /// - Parameters:

@@ -1,3 +1,6 @@
+import Foundation
+import SUNMessage
+
 /// An emulated NFC Forum Type 4 tag: the NDEF Tag Application (mapping v1 or v2 AID), its capability container
 /// file `E1 03` and an NDEF file (standard: 2-byte NLEN, or extended: 4-byte NLEN and the `06` File Control TLV).
 public struct Type4Card: VirtualCard {
@@ -27,9 +30,32 @@ public struct Type4Card: VirtualCard {
         public var isReadOnly = false
         /// The UID answered to `FF CA 00 00 00`.
         public var uid: [UInt8] = [0x04, 0x52, 0x61, 0x7A, 0x3C, 0x69, 0x80]
+        /// NTAG 424 DNA's Secure Dynamic Messaging: a fresh SUN message mirrored into the NDEF file on every read
+        /// (``Type4Card/sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:)`` sets it up); nil: a plain file.
+        public var sdm: SDMMirror?
 
         /// Default options: mapping v2, MLe 255, standard file `E1 04`.
         public init() {}
+    }
+
+    /// Where an NTAG 424 DNA mirrors its SUN message in the NDEF file, and with which keys (AES mode, NXP
+    /// AN12196): the encrypted PICCData (32 hex digits), the encrypted file data if any, and the MAC (16 hex
+    /// digits) over the text from the file data to the MAC.
+    public struct SDMMirror: Sendable, Hashable {
+        /// K_SDMMetaRead.
+        public var metaReadKey: [UInt8]
+        /// K_SDMFileRead.
+        public var fileReadKey: [UInt8]
+        /// SDMReadCtr: the next read mirrors one more.
+        public var counter: UInt32
+        /// The offset of the PICCData's hex digits in the NDEF file.
+        public var piccDataOffset: Int
+        /// The offset of the MAC's hex digits.
+        public var macOffset: Int
+        /// The offset of the encrypted file data's hex digits, and the file data it encrypts (a multiple of 16
+        /// bytes), if any.
+        public var encDataOffset: Int?
+        public var fileData: [UInt8]?
     }
 
     private enum Selection: Sendable, Hashable {
@@ -42,6 +68,10 @@ public struct Type4Card: VirtualCard {
     /// The NDEF file: NLEN then the message, zero-padded to the file size.
     public private(set) var ndefFile: [UInt8]
     private var selection = Selection.none
+    /// SDM: the NDEF file was selected and not read since: the next read mirrors a new message.
+    private var mirrorPending = false
+    /// SDM: the read counter now.
+    public private(set) var sdmCounter: UInt32 = 0
 
     /// The ATR of an ISO 14443-4 card as a contactless reader builds it (one historical byte, `80`).
     public var atr: [UInt8] { ATR.contactless(historicalBytes: [0x80]) }
@@ -76,6 +106,84 @@ public struct Type4Card: VirtualCard {
         nlen.removeFirst(4 - nlenSize)
         ndefFile = nlen + message + [UInt8](repeating: 0, count: size - nlenSize - message.count)
         capabilityContainer = Self.capabilityContainer(options: options, fileSize: size)
+        sdmCounter = options.sdm?.counter ?? 0
+    }
+
+    /// An NTAG 424 DNA holding `uri` with a SUN message appended as query items `p` (PICCData), `e` (encrypted
+    /// file data, when `fileData` is given) and `m` (MAC), mirrored afresh, with its counter one higher, on every
+    /// read of the NDEF file, as the real tag does.
+    /// - Parameters:
+    ///   - uri: the URI before the SUN items.
+    ///   - uid: the 7-byte UID.
+    ///   - metaReadKey: K_SDMMetaRead (16 bytes).
+    ///   - fileReadKey: K_SDMFileRead (16 bytes).
+    ///   - counter: SDMReadCtr before the first read.
+    ///   - fileData: the file data to mirror encrypted (a multiple of 16 bytes), if any.
+    /// - Returns: the card.
+    /// - Throws: ``VirtualTagError`` when a key, the UID or the file data has the wrong length.
+    public static func sun(
+        uri: String, uid: [UInt8], metaReadKey: [UInt8], fileReadKey: [UInt8], counter: UInt32 = 0,
+        fileData: [UInt8]? = nil
+    ) throws(VirtualTagError) -> Type4Card {
+        let name = "ntag424"
+        guard uid.count == 7 else { throw .invalidOption(tag: name, option: "uid", reason: "must be 7 bytes") }
+        guard metaReadKey.count == 16, fileReadKey.count == 16 else {
+            throw .invalidOption(tag: name, option: "key", reason: "must be 16 bytes")
+        }
+        if let fileData, fileData.isEmpty || fileData.count % 16 != 0 {
+            throw .invalidOption(tag: name, option: "fileData", reason: "must be a multiple of 16 bytes")
+        }
+        let picc = String(repeating: "0", count: 32)
+        let enc = fileData.map { String(repeating: "0", count: $0.count * 2) }
+        let full =
+            uri + (uri.contains("?") ? "&" : "?") + "p=" + picc + (enc.map { "&e=" + $0 } ?? "") + "&m="
+            + String(repeating: "0", count: 16)
+        // A URI record with no abbreviation: the URI's bytes follow the record header and the prefix code.
+        let payload = [UInt8(0)] + Array(full.utf8)
+        guard payload.count < 256 else { throw .invalidOption(tag: name, option: "uri", reason: "is too long") }
+        let message: [UInt8] = [0xD1, 0x01, UInt8(payload.count), UInt8(ascii: "U")] + payload
+        let uriStart = 2 + 4 + 1
+        func offset(after marker: String) -> Int {
+            uriStart + full.utf8.count
+                - (full.range(of: marker, options: .backwards).map {
+                    full[$0.upperBound...].utf8.count
+                } ?? 0)
+        }
+        var options = Options()
+        options.uid = uid
+        options.sdm = SDMMirror(
+            metaReadKey: metaReadKey, fileReadKey: fileReadKey, counter: counter, piccDataOffset: offset(after: "p="),
+            macOffset: offset(after: "&m="), encDataOffset: enc == nil ? nil : offset(after: "&e="), fileData: fileData)
+        return try Type4Card(message: message, options: options)
+    }
+
+    /// Mirrors a new SUN message into the NDEF file: the counter one higher, fresh padding.
+    private mutating func mirror(_ sdm: SDMMirror) {
+        sdmCounter &+= 1
+        var random = SystemRandomNumberGenerator()
+        let padding = (0..<5).map { _ in UInt8.random(in: 0...255, using: &random) }
+        func write(_ bytes: [UInt8], at offset: Int) {
+            let text = Array(bytes.map { String(format: "%02X", $0) }.joined().utf8)
+            ndefFile.replaceSubrange(offset..<(offset + text.count), with: text)
+        }
+        guard
+            let picc = try? SUNCrypto.piccData(
+                uid: options.uid, counter: sdmCounter, padding: padding, metaReadKey: sdm.metaReadKey)
+        else { return }
+        write(picc, at: sdm.piccDataOffset)
+        var macInput: [UInt8] = []
+        if let encOffset = sdm.encDataOffset, let fileData = sdm.fileData,
+            let encrypted = try? SUNCrypto.fileData(
+                encrypting: fileData, fileReadKey: sdm.fileReadKey, uid: options.uid, counter: sdmCounter)
+        {
+            write(encrypted, at: encOffset)
+            macInput = Array(ndefFile[encOffset..<sdm.macOffset])
+        }
+        if let mac = try? SUNCrypto.mac(
+            fileReadKey: sdm.fileReadKey, uid: options.uid, counter: sdmCounter, input: macInput)
+        {
+            write(mac, at: sdm.macOffset)
+        }
     }
 
     static func capabilityContainer(options: Options, fileSize: Int) -> [UInt8] {
@@ -130,6 +238,7 @@ public struct Type4Card: VirtualCard {
                 selection = .capabilityContainer
             } else if apdu.data == options.fileID {
                 selection = .ndefFile
+                mirrorPending = options.sdm != nil
             } else {
                 return StatusWord.notFound
             }
@@ -139,7 +248,11 @@ public struct Type4Card: VirtualCard {
         }
     }
 
-    private func readBinary(_ apdu: CommandAPDU) -> [UInt8] {
+    private mutating func readBinary(_ apdu: CommandAPDU) -> [UInt8] {
+        if selection == .ndefFile, mirrorPending, let sdm = options.sdm {
+            mirrorPending = false
+            mirror(sdm)
+        }
         let file: [UInt8]
         switch selection {
         case .capabilityContainer: file = capabilityContainer

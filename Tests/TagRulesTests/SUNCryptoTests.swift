@@ -110,6 +110,7 @@ import Testing
         #expect(
             SUNCrypto.verify(
                 piccData: picc, mac: mac, encData: encrypted, macInput: input, metaReadKey: meta, fileReadKey: file)
-                == .verified(SUNCrypto.Reading(uid: uid, counter: 0x01_02_03, fileData: Array("door 7, floor 2!".utf8))))
+                == .verified(SUNCrypto.Reading(uid: uid, counter: 0x01_02_03, fileData: Array("door 7, floor 2!".utf8)))
+        )
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+import VirtualTag
+
+/// A door that opens only for a genuine NTAG 424 DNA (docs/rules.md, "SUN: tags that prove themselves"), through
+/// a real pcscd and vpcd with the real router: the emulated tag mirrors a fresh SUN message, its counter one
+/// higher, on every read; a copied URL, a tampered MAC and a tag with other keys are each refused and recorded,
+/// and the same read never opens twice. Every line a rule's command writes is `<what>|<reason>|<sun.uid>|<counter>`.
+@Suite(.serialized, .timeLimit(.minutes(45))) struct SUNDoorTests {
+    static let metaKey = [UInt8](repeating: 0x11, count: 16)
+    static let fileKey = [UInt8](repeating: 0x22, count: 16)
+    static let uid: [UInt8] = [0x04, 0xDE, 0x5F, 0x1E, 0xAC, 0xC0, 0x40]
+
+    static func record(_ what: String) -> String {
+        #"["/bin/sh", "-c", "printf '%s|%s|%s|%s\n' \"$1\" \"$2\" \"$3\" \"$4\" >> OUT", "sh", "\#(what)", "{denied.reason}", "{sun.uid}", "{sun.counter}"]"#
+    }
+
+    static let rules = """
+        version: 1
+        defaults: { cooldown: 0 }
+        rules:
+          - name: front-door
+            match:
+              domains: [door.example]
+              sun: { piccData: p, mac: m, metaReadKey: "${DOOR_META_KEY}", fileReadKey: "${DOOR_FILE_KEY}" }
+            run: \(record("open"))
+            denied: { run: \(record("denied")) }
+
+        """
+
+    static let environment = [
+        "DOOR_META_KEY": String(repeating: "11", count: 16), "DOOR_FILE_KEY": String(repeating: "22", count: 16),
+    ]
+
+    static func genuine(counter: UInt32, metaKey: [UInt8] = metaKey) throws -> Type4Card {
+        try Type4Card.sun(
+            uri: "https://door.example/open", uid: uid, metaReadKey: metaKey, fileReadKey: fileKey, counter: counter)
+    }
+
+    /// What a phone reading the genuine tag once would get: the NDEF message of one read.
+    static func capturedMessage(counter: UInt32) throws -> [UInt8] {
+        var card = try genuine(counter: counter)
+        _ = card.respond(to: [0x00, 0xA4, 0x04, 0x00, 0x07] + Type4Card.applicationID(.v2) + [0x00])
+        _ = card.respond(to: [0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04])
+        let file = card.respond(to: [0x00, 0xB0, 0x00, 0x00, 0xFF])
+        let length = Int(file[0]) << 8 | Int(file[1])
+        return Array(file[2..<(2 + length)])
+    }
+
+    func tap(_ harness: RouterHarness, _ card: some VirtualCard, expecting line: String) async throws {
+        let count = harness.dispatched.count
+        let tag = try harness.present(card)
+        try await harness.waitForDispatches(count + 1)
+        #expect(harness.dispatched.last == line, "\(harness.dispatched)")
+        try await harness.remove(tag, slot: 0)
+    }
+
+    @Test("a genuine tag opens; a copied URL, a tampered MAC and other keys are refused; no read opens twice")
+    func genuineOnly() async throws {
+        try await RouterHarness.with(rules: Self.rules, environment: Self.environment) { harness in
+            try await tap(harness, try Self.genuine(counter: 0), expecting: "open||04DE5F1EACC040|1")
+            // A phone read the tag once (counter 2) before the owner taps it again (counter 3).
+            let captured = try Self.capturedMessage(counter: 1)
+            try await tap(harness, try Self.genuine(counter: 2), expecting: "open||04DE5F1EACC040|3")
+            // The captured URL written to another tag: its counter is not above 3.
+            try await tap(harness, try Type4Card(message: captured), expecting: "denied|replay|04DE5F1EACC040|2")
+            // The owner's tag still opens, and the same read presented again does not.
+            let next = try Self.capturedMessage(counter: 3)
+            try await tap(harness, try Type4Card(message: next), expecting: "open||04DE5F1EACC040|4")
+            try await tap(harness, try Type4Card(message: next), expecting: "denied|replay|04DE5F1EACC040|4")
+            // The MAC altered by one digit.
+            var tampered = try Self.capturedMessage(counter: 10)
+            let last = tampered.count - 1
+            tampered[last] = tampered[last] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            try await tap(harness, try Type4Card(message: tampered), expecting: "denied|bad-mac||")
+            // A tag made with other keys.
+            var otherKey = Self.metaKey
+            otherKey[0] ^= 0xFF
+            try await tap(harness, try Self.genuine(counter: 20, metaKey: otherKey), expecting: "denied|wrong-key||")
+
+            let history = try await TagRouterBinary.run(
+                ["history", "--denied", "--json", "--state-dir", harness.directory + "/state"], environment: [:])
+            let report = try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any]
+            let taps = try #require(report?["taps"] as? [[String: Any]])
+            #expect(taps.compactMap { $0["reason"] as? String } == ["wrong-key", "bad-mac", "replay", "replay"])
+            // The keys appear nowhere in the log.
+            #expect(!harness.router.log.contains(String(repeating: "11", count: 16)))
+            #expect(!harness.router.log.contains(String(repeating: "22", count: 16)))
+        }
+    }
+}
