@@ -52,6 +52,34 @@ public enum Emulation {
         }
     }
 
+    /// The SUN keys of an emulated NTAG 424 DNA (`--sun-meta-key`, `--sun-file-key`, `--sun-counter`).
+    public struct SUNOptions: Sendable, Hashable {
+        /// K_SDMMetaRead.
+        public var metaReadKey: [UInt8]
+        /// K_SDMFileRead.
+        public var fileReadKey: [UInt8]
+        /// SDMReadCtr before the first read.
+        public var counter: UInt32
+
+        /// Parses the options.
+        /// - Parameters:
+        ///   - metaReadKey: `--sun-meta-key`, 32 hex digits.
+        ///   - fileReadKey: `--sun-file-key`, 32 hex digits.
+        ///   - counter: `--sun-counter`.
+        /// - Throws: ``CommandFailure`` naming the option that is not 16 bytes of hex.
+        public init(metaReadKey: String, fileReadKey: String, counter: UInt32) throws(CommandFailure) {
+            func key(_ text: String, _ option: String) throws(CommandFailure) -> [UInt8] {
+                guard let bytes = try? HexInput.bytes(text), bytes.count == 16 else {
+                    throw CommandFailure("\(option) must be 16 bytes written as 32 hex digits")
+                }
+                return bytes
+            }
+            self.metaReadKey = try key(metaReadKey, "--sun-meta-key")
+            self.fileReadKey = try key(fileReadKey, "--sun-file-key")
+            self.counter = counter
+        }
+    }
+
     /// A gesture: how often the tag is put on the reader, for how long, and how long it stays away between two
     /// presentations (`--repeat`, `--hold`, `--gap`).
     public struct Gesture: Sendable, Hashable {
@@ -92,15 +120,24 @@ public enum Emulation {
     ///   - timeline: `--timeline`: a file to write what the tag saw and when, one JSON object a line, once the
     ///     tag is gone for the last time (docs/cli.md, "emulate").
     ///   - answerDelay: `--answer-delay`: how long the tag takes to answer each command.
+    ///   - sun: an NTAG 424 DNA's SUN keys: the tag mirrors a fresh SUN message (query items `p` and `m`) after
+    ///     `--uri` on every read, its counter going on from one presentation to the next.
     /// - Returns: the exit status: 0 after the tag was presented and removed, 1 (with one sentence on standard
     ///   error) when vpcd cannot be reached, the message does not fit the tag or the timeline cannot be written.
     public static func run(
         content: Content, kind: Kind, vpcd: HostAndPort, gesture: Gesture, timeline: String? = nil,
-        answerDelay: Duration = .zero
+        answerDelay: Duration = .zero, sun: SUNOptions? = nil
     ) async -> Int32 {
         do {
             let (host, port) = (vpcd.host, vpcd.port)
-            let card = try kind.card(holding: try message(content))
+            var card: any VirtualCard
+            if let sun, case .uri(let uri) = content {
+                card = try Type4Card.sun(
+                    uri: uri, uid: Type4Card.Options().uid, metaReadKey: sun.metaReadKey, fileReadKey: sun.fileReadKey,
+                    counter: sun.counter)
+            } else {
+                card = try kind.card(holding: try message(content))
+            }
             let recorder = timeline.map { _ in CardTimeline() }
             for round in 1...gesture.repeats {
                 if round > 1 { try await Task.sleep(for: gesture.gap) }
@@ -114,6 +151,8 @@ public enum Emulation {
                     await presented.waitUntilGone()
                 }
                 Terminal.print("removed after \(presented.commandCount) commands")
+                // The next presentation is the same tag as this one left: an NTAG 424 DNA's counter goes on.
+                card = presented.card
             }
             if let timeline, let recorder {
                 try write(recorder, to: timeline)

@@ -45,6 +45,23 @@ struct EmulateCommand: AsyncParsableCommand {
     @Option(help: "How long the tag stays away between two presentations of --repeat (default 1s).")
     var gap: DurationArgument?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --tag ntag424 and --uri: K_SDMMetaRead; the tag mirrors a fresh SUN message (?p=…&m=…) on every read.",
+            valueName: "hex"))
+    var sunMetaKey: String?
+
+    @Option(help: ArgumentHelp("With --sun-meta-key: K_SDMFileRead, the MAC's key.", valueName: "hex"))
+    var sunFileKey: String?
+
+    @Option(help: "With --sun-meta-key: the read counter before the first read (default 0).")
+    var sunCounter: UInt32 = 0
+
+    private var sun: Emulation.SUNOptions? {
+        guard let sunMetaKey, let sunFileKey else { return nil }
+        return try? Emulation.SUNOptions(metaReadKey: sunMetaKey, fileReadKey: sunFileKey, counter: sunCounter)
+    }
+
     private var gesture: Emulation.Gesture {
         Emulation.Gesture(hold: hold?.duration, gap: gap?.duration ?? .seconds(1), repeats: repeats.value)
     }
@@ -75,6 +92,16 @@ struct EmulateCommand: AsyncParsableCommand {
         }
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         if let problem = gesture.problem(gapGiven: gap != nil) { throw ValidationError(problem) }
+        if sunMetaKey != nil || sunFileKey != nil {
+            guard Emulation.name(of: tag) == "ntag424", uri != nil, let sunMetaKey, let sunFileKey else {
+                throw ValidationError("--sun-meta-key and --sun-file-key go together, with --tag ntag424 and --uri")
+            }
+            do {
+                _ = try Emulation.SUNOptions(metaReadKey: sunMetaKey, fileReadKey: sunFileKey, counter: sunCounter)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
         do {
             try Emulation.validate(content: content)
         } catch {
@@ -86,7 +113,7 @@ struct EmulateCommand: AsyncParsableCommand {
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         let status = await Emulation.run(
             content: content, kind: tag, vpcd: vpcd, gesture: gesture, timeline: timeline,
-            answerDelay: answerDelay?.duration ?? .zero)
+            answerDelay: answerDelay?.duration ?? .zero, sun: sun)
         if status != 0 { throw ExitCode(status) }
     }
 }

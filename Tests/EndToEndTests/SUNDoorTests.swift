@@ -89,4 +89,21 @@ import VirtualTag
             #expect(!harness.router.log.contains(String(repeating: "22", count: 16)))
         }
     }
+
+    @Test("tagrouter emulate --tag ntag424 with SUN keys: the counter goes on from one presentation to the next")
+    func emulatedThroughTheCommandLine() async throws {
+        try await RouterHarness.with(rules: Self.rules, environment: Self.environment) { harness in
+            let port = harness.pcscd.vpcdPort(slot: 0)
+            let output = try await TagRouterBinary.run(
+                [
+                    "emulate", "--tag", "ntag424", "--uri", "https://door.example/open", "--sun-meta-key",
+                    String(repeating: "11", count: 16), "--sun-file-key", String(repeating: "22", count: 16),
+                    "--sun-counter", "41", "--vpcd", "127.0.0.1:\(port)", "--repeat", "2", "--hold", "1500ms",
+                ], environment: [:], timeout: .seconds(30))
+            #expect(output.status == 0, "\(output.standardError)")
+            try await harness.waitForDispatches(2)
+            #expect(
+                harness.dispatched == ["open||0452617A3C6980|42", "open||0452617A3C6980|43"], "\(harness.dispatched)")
+        }
+    }
 }

@@ -459,3 +459,87 @@ import Testing
         #expect(LearnClaim.rulesFolder(of: [folder]) == folder)
     }
 }
+
+/// `sun:` (docs/rules.md, "SUN: tags that prove themselves"): AN12196's URL verified through a rule, keys only
+/// from the environment, and every mistake at its place.
+@Suite struct SUNRulesTests {
+    static let environment = ["META": String(repeating: "0", count: 32), "FILE": String(repeating: "0", count: 32)]
+
+    static func rules(_ sun: String) -> String {
+        """
+        version: 1
+        rules:
+          - name: door
+            match:
+              domains: [ntag.nxp.com]
+              sun: \(sun)
+            run: [/usr/local/bin/door, "{sun.uid}", "{sun.counter}"]
+        """
+    }
+
+    static let an12196 = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
+
+    @Test("AN12196's URL opens with its UID and counter; a changed digit is a bad MAC")
+    func verified() throws {
+        let rules = try RuleSet.load(
+            files: [("door.yaml", Self.rules(#"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${FILE}"}"#))],
+            environment: Self.environment
+        ).get()
+        let event = TagEvent(uid: "04DE5F1EACC040", reader: "Door", tech: "type4", uri: Self.an12196)
+        let decision = rules.decide(event, at: Date())
+        #expect(decision.event.sun?.uid == "04DE5F1EACC040")
+        #expect(decision.event.sun?.counter == 61)
+        let actions = try decision.matches[0].rule.render(event: decision.event, eventID: "e", time: "t")
+        guard case .run(let argv, let environment, _, _) = actions.first else {
+            Issue.record("expected the door command")
+            return
+        }
+        #expect(argv == ["/usr/local/bin/door", "04DE5F1EACC040", "61"])
+        #expect(environment["TAG_SUN_COUNTER"] == "61")
+        let tampered = TagEvent(
+            uid: nil, reader: "Door", tech: "type4", uri: Self.an12196.replacingOccurrences(of: "7086", with: "7087"))
+        #expect(rules.decide(tampered, at: Date()).refusal?.reason == .badMAC)
+        let missing = TagEvent(uid: nil, reader: "Door", tech: "type4", uri: "https://ntag.nxp.com/424?c=00")
+        #expect(rules.decide(missing, at: Date()).refusal?.reason == .notSUN)
+        let explained = rules.explain(event).first
+        #expect(explained?.reason == "all of: domains, sun; sun: verified, UID 04DE5F1EACC040, counter 61")
+        let explainedBad = rules.explain(tampered).first
+        #expect(explainedBad?.reason == "sun: the MAC does not match (an altered URL, or the wrong file read key)")
+    }
+
+    struct Mistake: CustomStringConvertible, Sendable {
+        var name: String
+        var sun: String
+        var expected: String
+        var description: String { name }
+    }
+
+    static let mistakes: [Mistake] = [
+        Mistake(
+            name: "a key written in the file", sun: #"{piccData: e, mac: c, metaReadKey: "00000000000000000000000000000000", fileReadKey: "${FILE}"}"#,
+            expected: #"door.yaml:6:47: error: 'metaReadKey' must come from the environment, like "${DOOR_KEY}""#),
+        Mistake(
+            name: "a key of the wrong length", sun: #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${SHORT}"}"#,
+            expected: "door.yaml:6:71: error: 'fileReadKey' (${SHORT}) must be 16 bytes written as 32 hex digits"),
+        Mistake(
+            name: "no mac", sun: #"{piccData: e, metaReadKey: "${META}", fileReadKey: "${FILE}"}"#,
+            expected: "door.yaml:6:12: error: 'sun' needs 'mac' (the query item holding the MAC)"),
+        Mistake(
+            name: "piccData without metaReadKey", sun: #"{piccData: e, mac: c, fileReadKey: "${FILE}"}"#,
+            expected: "door.yaml:6:12: error: 'sun' with 'piccData' needs 'metaReadKey'"),
+        Mistake(
+            name: "plain without counter", sun: #"{uid: u, mac: c, fileReadKey: "${FILE}"}"#,
+            expected: "door.yaml:6:12: error: 'sun' in plain mirroring needs both 'uid' and 'counter'"),
+    ]
+
+    @Test("every mistake is reported at its place, and no key is ever shown", arguments: mistakes)
+    func mistake(_ mistake: Mistake) {
+        var environment = Self.environment
+        environment["SHORT"] = "0011"
+        let result = RuleSet.load(files: [("door.yaml", Self.rules(mistake.sun))], environment: environment)
+        #expect(result.ruleSet == nil)
+        let errors = result.diagnostics.filter { $0.severity == .error }.map(\.headline)
+        #expect(errors.contains { $0.hasPrefix(mistake.expected) }, "\(errors)")
+        #expect(!errors.joined().contains("0011"))
+    }
+}
