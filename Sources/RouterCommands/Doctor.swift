@@ -32,6 +32,18 @@ public enum Doctor {
                         + " (\(sources))"))
             let needsOpener = ruleSet.rules.contains { $0.actions.contains(where: \.isOpen) }
             checks.append(HostChecks.opener(path: environment["PATH"] ?? "", needed: needsOpener))
+            let asks = ruleSet.rules.contains { rule in rule.confirm != .never && rule.actions.contains(where: \.isOpen)
+            }
+            if asks {
+                let reason = DesktopNotifications.unavailability()
+                checks.append(
+                    DoctorCheck(
+                        name: "confirmations", status: reason == nil ? .ok : .warning,
+                        detail: reason.map {
+                            "an open that asks first will not open: \($0); run the router in the desktop session "
+                                + "(the user unit) with a notification server, or write confirm: never"
+                        } ?? "the desktop's notification server can ask before a tag opens a link"))
+            }
             checks += AssociationCommands.doctorChecks(for: ruleSet, stateDirectory: stateDirectory)
             if let mqtt = ruleSet.mqtt { checks.append(await mqttCheck(mqtt)) }
         } else {

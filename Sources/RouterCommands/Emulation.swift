@@ -76,6 +76,8 @@ public enum Emulation {
             }
             self.metaReadKey = try key(metaReadKey, "--sun-meta-key")
             self.fileReadKey = try key(fileReadKey, "--sun-file-key")
+            // SDMReadCtr is 24 bits, and the tag adds one on its first read.
+            guard counter < 0xFF_FFFF else { throw CommandFailure("--sun-counter must be below 16777215") }
             self.counter = counter
         }
     }

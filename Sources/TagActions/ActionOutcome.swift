@@ -13,6 +13,8 @@ public struct ActionOutcome: Sendable, Hashable {
         case dropped(reason: String)
         /// Could not be carried out: the sentence says why.
         case failed(reason: String)
+        /// Not carried out because the user did not confirm it (an `open` that asks first): not a failure.
+        case declined(reason: String)
         /// Dry run: logged, not carried out.
         case dryRun
     }
@@ -40,6 +42,7 @@ public struct ActionOutcome: Sendable, Hashable {
         case .published: .published
         case .dropped: .dropped
         case .failed: .failed
+        case .declined: .declined
         case .dryRun: .dryRun
         }
     }
@@ -55,7 +58,7 @@ public struct ActionOutcome: Sendable, Hashable {
                 }
             return timedOut ? "\(status) (timed out)" : status
         case .queued(let delivery): return "delivery \(delivery)"
-        case .dropped(let reason), .failed(let reason): return reason
+        case .dropped(let reason), .failed(let reason), .declined(let reason): return reason
         case .published, .dryRun: return nil
         }
     }
@@ -84,5 +87,7 @@ extension ActionOutcome {
         case published
         /// Dry run.
         case dryRun = "dry-run"
+        /// An `open` the user did not confirm (docs/rules.md, "Confirmation before open").
+        case declined
     }
 }

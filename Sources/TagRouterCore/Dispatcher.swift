@@ -2,6 +2,7 @@ public import Foundation
 public import Logging
 import NDEF
 import StateStore
+import Synchronization
 public import TagActions
 public import TagRules
 
@@ -20,14 +21,21 @@ public struct Dispatcher: Sendable {
 
     let mode: Mode
     let logger: Logger
+    /// Asks before an `open` of a tag its rule does not trust (docs/rules.md, "Confirmation before open"); nil:
+    /// such an `open` does not happen.
+    let confirmer: (any OpenConfirming)?
+    /// Whether the router already logged that it cannot ask (it says so once, until asking works again).
+    private let toldCannotAsk = OnceFlag()
 
     /// Creates a dispatcher.
     /// - Parameters:
     ///   - mode: carry actions out, or only log them.
     ///   - logger: where render failures and dry-run actions are logged.
-    public init(mode: Mode, logger: Logger) {
+    ///   - confirmer: asks before an untrusted tag's `open`; nil: such an `open` does not happen.
+    public init(mode: Mode, logger: Logger, confirmer: (any OpenConfirming)? = nil) {
         self.mode = mode
         self.logger = logger
+        self.confirmer = confirmer
     }
 
     /// Carries out the actions of `rules` for one event of a presentation, a tap or a later one: each rule's tap
@@ -115,13 +123,50 @@ public struct Dispatcher: Sendable {
                         result: .failed(reason: "refused to open \(uri): not http, https or a scheme the rule allows")))
                 continue
             }
+            if case .open(let uri) = action, rule.asksBeforeOpening(event),
+                let refusal = await confirmation(of: uri, rule: rule.name, reader: document.reader)
+            {
+                outcomes.append(ActionOutcome(kind: .open, result: .declined(reason: refusal)))
+                continue
+            }
             outcomes.append(await performer.perform(action, rule: rule.name, document: document))
         }
         return RuleDispatch(rule: rule.name, result: .performed(outcomes))
+    }
+
+    /// Asks before opening: nil when the user chose to open, else why the link stays shut.
+    private func confirmation(of uri: String, rule: String, reader: String) async -> String? {
+        guard let confirmer else { return "not confirmed: this router cannot ask" }
+        switch await confirmer.confirm(uri: uri, rule: rule, reader: reader) {
+        case .open:
+            toldCannotAsk.value.withLock { $0 = false }
+            return nil
+        case .declined:
+            return "not confirmed"
+        case .unavailable(let why):
+            let first = toldCannotAsk.value.withLock { told in
+                defer { told = true }
+                return !told
+            }
+            if first {
+                let message =
+                    "open.cannot_ask: a tag this rule does not trust would open a link, and the desktop cannot be "
+                    + "asked; nothing opens (confirm: never opens without asking)"
+                logger.warning(
+                    "\(message)",
+                    metadata: ["rule.name": "\(rule)", "reason": "\(why)"])
+            }
+            return "not confirmed: \(why)"
+        }
     }
 
     private var isDryRun: Bool {
         if case .dryRun = mode { return true }
         return false
     }
+}
+
+/// A flag shared by copies of a value (the dispatcher's "said once").
+final class OnceFlag: Sendable {
+    let value = Mutex(false)
 }

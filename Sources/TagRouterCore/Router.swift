@@ -89,15 +89,17 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     ///   - history: where taps are recorded for `tagrouter history`; `nil` records nothing.
     ///   - metrics: the router metrics.
     ///   - logger: where the router logs.
+    ///   - confirmer: asks the desktop before an untrusted tag's `open`; nil: such an `open` does not happen.
     public init(
         configuration: Configuration, events: Events, cardReader: any CardReader, rules: RuleStore,
-        dispatch: Dispatcher.Mode, history: (any TapHistory)?, metrics: RouterMetrics, logger: Logger
+        dispatch: Dispatcher.Mode, history: (any TapHistory)?, metrics: RouterMetrics, logger: Logger,
+        confirmer: (any OpenConfirming)? = nil
     ) {
         self.configuration = configuration
         self.events = events
         self.cardReader = cardReader
         self.pipeline = TapPipeline(cardReader: cardReader, rules: rules)
-        self.dispatcher = Dispatcher(mode: dispatch, logger: logger)
+        self.dispatcher = Dispatcher(mode: dispatch, logger: logger, confirmer: confirmer)
         self.reporter = TapReporter(metrics: metrics, history: history, logger: logger)
         self.metrics = metrics
         self.logger = logger

@@ -236,7 +236,13 @@ extension FileParser {
             }
             if item.key.hasSuffix("Key") {
                 // A key written in the file would be shown wherever the file is: only ${VAR} is taken.
-                guard display.contains("${") else {
+                // Exactly one ${NAME}: a default (${NAME:-…}) or text around it would put key material in the file.
+                let isVariable =
+                    display.hasPrefix("${") && display.hasSuffix("}")
+                    && display.dropFirst(2).dropLast().allSatisfy {
+                        $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_")
+                    }
+                guard isVariable else {
                     error(
                         item.value,
                         "'\(item.key)' must come from the environment, like \"${DOOR_KEY}\" (a key written in the "

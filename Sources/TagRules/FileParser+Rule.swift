@@ -5,7 +5,7 @@ import Yams
 extension FileParser {
     static let ruleKeys = [
         "name", "description", "match", "run", "open", "webhook", "actions", "continue", "cooldown", "caseSensitive",
-        "percentEncoded", "mqtt", "on", "when", "timeZone", "denied",
+        "percentEncoded", "mqtt", "on", "when", "timeZone", "denied", "confirm",
     ]
 
     /// Parses one rule; nil (after diagnostics) if it is invalid.
@@ -48,6 +48,7 @@ extension FileParser {
         var windows: [TimeWindow]?
         var timeZone: TimeZone?
         var denied: [Action]?
+        var confirm = OpenConfirmation.untrusted
         for item in items {
             switch item.key {
             case "match":
@@ -72,6 +73,14 @@ extension FileParser {
                 timeZone = parseTimeZone(item.value)
             case "denied":
                 denied = parseDenied(item.value, context: context)
+            case "confirm":
+                if let (text, display) = string(item.value, "'confirm'") {
+                    if let value = OpenConfirmation(rawValue: text) {
+                        confirm = value
+                    } else {
+                        error(item.value, "'confirm' is always, untrusted or never, not '\(display)' \(context)")
+                    }
+                }
             default:
                 break
             }
@@ -98,9 +107,14 @@ extension FileParser {
         if let zoneItem = items.first(where: { $0.key == "timeZone" }), windows == nil, conditions.tags == nil {
             warning(zoneItem.keyNode, "'timeZone' has no effect without 'when' or 'tags' \(context)")
         }
-        return Rule(
+        if let confirmItem = items.first(where: { $0.key == "confirm" }), openSites.isEmpty {
+            warning(confirmItem.keyNode, "'confirm' has no effect without an 'open' action \(context)")
+        }
+        var rule = Rule(
             name: name, location: location(nameNode ?? node), actions: actions, continues: continues,
             cooldown: cooldown, conditions: conditions, on: on, denied: denied)
+        rule.confirm = confirm
+        return rule
     }
 
     /// Whether a template's scheme is written in the rule (its fixed text starts with `scheme:`), not taken from

@@ -57,26 +57,35 @@ struct MatchConditions: Sendable {
         var sun: VerifiedSUN?
     }
 
-    /// Evaluates the conditions at `date`; builds a reason only when `explaining`.
-    func evaluate(_ event: TagEvent, _ subject: inout MatchSubject?, at date: Date, explaining: Bool) -> Outcome {
+    /// Evaluates the conditions at `date`; builds a reason only when `explaining`. With `sun`, the UID that `uid`
+    /// and `tags` look at is the one the verified message names (an NTAG 424 DNA may answer a random UID to the
+    /// reader), and `enrolled` looks it up in the tags file.
+    func evaluate(
+        _ event: TagEvent, _ subject: inout MatchSubject?, at date: Date, explaining: Bool,
+        enrolled: (String) -> KnownTag? = { _ in nil }
+    ) -> Outcome {
         var outcome = evaluateContent(event, &subject, explaining: explaining)
         guard outcome.matched else { return outcome }
+        var gated = event
         if let sun {
             func refuse(_ reason: DenialReason, _ detail: @autoclosure () -> String) -> Outcome {
                 Outcome(matched: false, reason: explaining ? "sun: " + detail() : "", refusal: reason)
             }
             switch sun.verify(event.uri ?? "") {
             case .verified(let reading):
-                outcome.sun = VerifiedSUN(
+                let verified = VerifiedSUN(
                     uid: reading.uid.map { String(format: "%02X", $0) }.joined(), counter: reading.counter,
                     fileData: reading.fileData, keySetID: sun.keySetID)
+                outcome.sun = verified
+                gated.uid = verified.uid
+                gated.known = enrolled(verified.uid)
             case .wrongKey: return refuse(.wrongKey, "the PICCData does not decrypt with the meta read key (wrong key)")
             case .badMAC: return refuse(.badMAC, "the MAC does not match (an altered URL, or the wrong file read key)")
             case .malformed(let why): return refuse(.notSUN, why)
             }
         }
-        if let (reason, detail) = refusal(event, at: date, explaining: explaining) {
-            return Outcome(matched: false, reason: detail, refusal: reason)
+        if let (reason, detail) = refusal(gated, at: date, explaining: explaining) {
+            return Outcome(matched: false, reason: detail, refusal: reason, sun: outcome.sun)
         }
         if explaining, let verified = outcome.sun {
             outcome.reason += "; sun: verified, UID \(verified.uid), counter \(verified.counter)"

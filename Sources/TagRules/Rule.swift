@@ -17,6 +17,9 @@ public struct Rule: Sendable {
     public var on: PresentationEvents
     /// The actions of a refusal (`denied:`, docs/rules.md, "Refusals"); nil when the rule has none.
     public var denied: [Action]?
+    /// When the rule's `open` actions ask the desktop first (`confirm:`, docs/rules.md, "Confirmation before
+    /// open").
+    public var confirm: OpenConfirmation = .untrusted
     /// The compiled conditions, behind one reference so that evaluating a candidate retains one object, not each
     /// of the conditions' arrays.
     private(set) var matcher: Matcher
@@ -36,6 +39,28 @@ public struct Rule: Sendable {
 
     /// Whether the rule requires a verified SUN message (`sun`), whose counter the router checks for replays.
     public var requiresSUN: Bool { matcher.conditions.sun != nil }
+
+    /// Whether a tag this rule matched is trusted to open a link without asking: the rule rests on something the
+    /// tag cannot forge or the owner declared (docs/rules.md, "Confirmation before open"): a live association file
+    /// in force for the domain, a verified SUN message, or UIDs the rule lists (`uid`, or enrolled `tags`).
+    /// - Parameter event: the tag event the rule matched.
+    public func trusts(_ event: TagEvent) -> Bool {
+        let conditions = matcher.conditions
+        if conditions.live != nil, conditions.unavailable == nil { return true }
+        if conditions.sun != nil, event.sun != nil { return true }
+        return conditions.uids != nil || conditions.tags != nil
+    }
+
+    /// Whether the rule's `open` of a tag it matched asks the desktop first: `always`, or `untrusted` for a tag
+    /// it does not trust.
+    /// - Parameter event: the tag event.
+    public func asksBeforeOpening(_ event: TagEvent) -> Bool {
+        switch confirm {
+        case .always: true
+        case .never: false
+        case .untrusted: !trusts(event)
+        }
+    }
 
     /// The zone of the rule's `when` and of the validity days of the tags it lists.
     public var timeZone: TimeZone { matcher.conditions.timeZone }
@@ -170,4 +195,14 @@ public struct Rule: Sendable {
         ]
         return variables.mapValues { $0.utf8.contains(0) ? "" : $0 }
     }
+}
+
+/// When a rule's `open` asks the desktop first (`confirm:`).
+public enum OpenConfirmation: String, Sendable, Hashable, CaseIterable {
+    /// Every time.
+    case always
+    /// When the tag is not trusted (the default): see ``Rule/trusts(_:)``.
+    case untrusted
+    /// Never.
+    case never
 }

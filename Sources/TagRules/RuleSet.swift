@@ -76,20 +76,35 @@ public struct RuleSet: Sendable {
         var matched: [MatchedRule] = []
         for candidate in index.candidates(for: subject?.uri, uid: event.uid) {
             // Evaluated in place: copying a Rule per candidate would retain all its fields.
-            let outcome = rules[candidate].matcher.conditions.evaluate(event, &subject, at: date, explaining: false)
+            let outcome = rules[candidate].matcher.conditions.evaluate(
+                event, &subject, at: date, explaining: false, enrolled: { tags[uid: $0] })
             guard outcome.matched else { continue }
             if event.sun == nil { event.sun = outcome.sun }
             let rule = rules[candidate]
             matched.append(MatchedRule(index: candidate, rule: rule))
-            if !rule.continues { return Decision(event: event, matches: matched) }
+            if !rule.continues { return Decision(event: Self.identifiedBySUN(event, tags), matches: matched) }
         }
         var refusal: Refusal?
+        var refusedSUN: VerifiedSUN?
         for door in doors {
-            let outcome = rules[door].matcher.conditions.evaluate(event, &subject, at: date, explaining: false)
+            let outcome = rules[door].matcher.conditions.evaluate(
+                event, &subject, at: date, explaining: false, enrolled: { tags[uid: $0] })
             guard let reason = outcome.refusal, reason.rank > refusal?.reason.rank ?? -1 else { continue }
             refusal = Refusal(index: door, rule: rules[door], reason: reason)
+            refusedSUN = outcome.sun
         }
-        return Decision(event: event, matches: matched, refusal: refusal)
+        // A message a refusing rule verified (refused for its window, say) is still the tag's: {sun.*} show it.
+        if event.sun == nil { event.sun = refusedSUN }
+        return Decision(event: Self.identifiedBySUN(event, tags), matches: matched, refusal: refusal)
+    }
+
+    /// The event with the enrolled entry of the UID its verified SUN message names, when the reader's UID (random,
+    /// for an NTAG 424 DNA set so) names none: `{tag.name}` follows the tag that proved itself.
+    private static func identifiedBySUN(_ event: TagEvent, _ tags: KnownTags) -> TagEvent {
+        guard event.known == nil, let sun = event.sun else { return event }
+        var event = event
+        event.known = tags[uid: sun.uid]
+        return event
     }
 
     /// Every rule in order, whether it matched and what decided (docs/cli.md, "tagrouter match").
@@ -121,7 +136,8 @@ public struct RuleSet: Sendable {
                 rule: rule.name, location: rule.location, verdict: .notEvaluated,
                 reason: "an earlier rule matched without `continue`")
         }
-        let outcome = rule.matcher.conditions.evaluate(event, &subject, at: date, explaining: true)
+        let outcome = rule.matcher.conditions.evaluate(
+            event, &subject, at: date, explaining: true, enrolled: { tags[uid: $0] })
         if outcome.matched {
             decided = !rule.continues
             return Explanation(

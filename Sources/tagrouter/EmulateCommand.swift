@@ -92,9 +92,11 @@ struct EmulateCommand: AsyncParsableCommand {
         }
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         if let problem = gesture.problem(gapGiven: gap != nil) { throw ValidationError(problem) }
-        if sunMetaKey != nil || sunFileKey != nil {
+        if sunMetaKey != nil || sunFileKey != nil || sunCounter != 0 {
             guard Emulation.name(of: tag) == "ntag424", uri != nil, let sunMetaKey, let sunFileKey else {
-                throw ValidationError("--sun-meta-key and --sun-file-key go together, with --tag ntag424 and --uri")
+                throw ValidationError(
+                    "--sun-meta-key and --sun-file-key go together (with --sun-counter, if given), with --tag ntag424 "
+                        + "and --uri")
             }
             do {
                 _ = try Emulation.SUNOptions(metaReadKey: sunMetaKey, fileReadKey: sunFileKey, counter: sunCounter)

@@ -477,12 +477,14 @@ import Testing
         """
     }
 
+    static let sun = #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${FILE}"}"#
+
     static let an12196 = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
 
     @Test("AN12196's URL opens with its UID and counter; a changed digit is a bad MAC")
     func verified() throws {
         let rules = try RuleSet.load(
-            files: [("door.yaml", Self.rules(#"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${FILE}"}"#))],
+            files: [("door.yaml", Self.rules(Self.sun))],
             environment: Self.environment
         ).get()
         let event = TagEvent(uid: "04DE5F1EACC040", reader: "Door", tech: "type4", uri: Self.an12196)
@@ -507,6 +509,27 @@ import Testing
         #expect(explainedBad?.reason == "sun: the MAC does not match (an altered URL, or the wrong file read key)")
     }
 
+    @Test("with sun, uid and tags look at the UID the message names, not the one the reader saw")
+    func gatesUseTheVerifiedUID() throws {
+        let rules = try RuleSet.load(
+            files: [
+                ("tags.yaml", "version: 1\ntags:\n  - {name: front, uid: \"04DE5F1EACC040\", groups: [staff]}\n"),
+                (
+                    "door.yaml",
+                    Self.rules(Self.sun).replacingOccurrences(of: "domains:", with: "tags: [staff]\n      domains:")
+                ),
+            ], environment: Self.environment
+        ).get()
+        // A random UID from the reader, the real one inside the message.
+        let event = TagEvent(uid: "08AABBCC", reader: "Door", tech: "type4", uri: Self.an12196)
+        let decision = rules.decide(event, at: Date())
+        #expect(decision.matches.map(\.rule.name) == ["door"])
+        #expect(decision.event.known?.name == "front")
+        let stranger = TagEvent(
+            uid: "04DE5F1EACC040", reader: "Door", tech: "type4", uri: "https://ntag.nxp.com/424?e=00&c=00")
+        #expect(rules.decide(stranger, at: Date()).refusal?.reason == .notSUN)
+    }
+
     struct Mistake: CustomStringConvertible, Sendable {
         var name: String
         var sun: String
@@ -516,11 +539,18 @@ import Testing
 
     static let mistakes: [Mistake] = [
         Mistake(
-            name: "a key written in the file", sun: #"{piccData: e, mac: c, metaReadKey: "00000000000000000000000000000000", fileReadKey: "${FILE}"}"#,
+            name: "a key written in the file",
+            sun: #"{piccData: e, mac: c, metaReadKey: "00000000000000000000000000000000", fileReadKey: "${FILE}"}"#,
             expected: #"door.yaml:6:47: error: 'metaReadKey' must come from the environment, like "${DOOR_KEY}""#),
         Mistake(
-            name: "a key of the wrong length", sun: #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${SHORT}"}"#,
+            name: "a key of the wrong length",
+            sun: #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${SHORT}"}"#,
             expected: "door.yaml:6:71: error: 'fileReadKey' (${SHORT}) must be 16 bytes written as 32 hex digits"),
+        Mistake(
+            name: "a key with a default written in the file",
+            sun:
+                #"{piccData: e, mac: c, metaReadKey: "${UNSET:-00000000000000000000000000000000}", fileReadKey: "${FILE}"}"#,
+            expected: #"door.yaml:6:47: error: 'metaReadKey' must come from the environment, like "${DOOR_KEY}""#),
         Mistake(
             name: "no mac", sun: #"{piccData: e, metaReadKey: "${META}", fileReadKey: "${FILE}"}"#,
             expected: "door.yaml:6:12: error: 'sun' needs 'mac' (the query item holding the MAC)"),
@@ -541,5 +571,50 @@ import Testing
         let errors = result.diagnostics.filter { $0.severity == .error }.map(\.headline)
         #expect(errors.contains { $0.hasPrefix(mistake.expected) }, "\(errors)")
         #expect(!errors.joined().contains("0011"))
+    }
+}
+
+/// `confirm:` (docs/rules.md, "Confirmation before open"): which tags a rule trusts to open a link without asking.
+@Suite struct ConfirmRulesTests {
+    static func rule(_ match: String, _ extra: String = "") throws -> Rule {
+        try RuleSet.load(
+            files: [("r.yaml", "version: 1\nrules:\n  - name: r\n    match: \(match)\n    open: \"{uri}\"\n\(extra)")],
+            environment: [:]
+        ).get().rules[0]
+    }
+
+    static let event = TagEvent(uid: "04A1", reader: "Desk", tech: "type2", uri: "https://example.com/x")
+
+    @Test("a domain asks by default; a listed UID does not; always and never say so")
+    func trust() throws {
+        #expect(try Self.rule("{domains: [example.com]}").asksBeforeOpening(Self.event))
+        #expect(try !Self.rule("{uid: ['04A1']}").asksBeforeOpening(Self.event))
+        #expect(try !Self.rule("{domains: [example.com]}", "    confirm: never\n").asksBeforeOpening(Self.event))
+        #expect(try Self.rule("{uid: ['04A1']}", "    confirm: always\n").asksBeforeOpening(Self.event))
+    }
+
+    @Test("a value that is not one of the three is an error at its place; without open, a warning")
+    func mistakes() {
+        let bad = RuleSet.load(
+            files: [
+                ("r.yaml", "version: 1\nrules:\n  - name: r\n    match: {any: true}\n    open: x\n    confirm: maybe\n")
+            ],
+            environment: [:])
+        #expect(
+            bad.diagnostics.map(\.headline) == [
+                "r.yaml:6:14: error: 'confirm' is always, untrusted or never, not 'maybe' in rule 'r'"
+            ])
+        let useless = RuleSet.load(
+            files: [
+                (
+                    "r.yaml",
+                    "version: 1\nrules:\n  - name: r\n    match: {any: true}\n    run: [/bin/true]\n    confirm: never\n"
+                )
+            ],
+            environment: [:])
+        #expect(
+            useless.diagnostics.map(\.headline) == [
+                "r.yaml:6:5: warning: 'confirm' has no effect without an 'open' action in rule 'r'"
+            ])
     }
 }

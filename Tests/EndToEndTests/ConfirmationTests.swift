@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import Testing
+import VirtualTag
+
+/// The desktop asks before a stranger's tag opens a link (docs/rules.md, "Confirmation before open"), through a
+/// real pcscd and vpcd, the real router and a real notification server: Debian's `dunst` under Xvfb on a private
+/// session bus, answered with `dunstctl`; and with no server at all.
+@Suite(.serialized, .timeLimit(.minutes(45))) struct ConfirmationTests {
+    static let rules = """
+        version: 1
+        defaults: { cooldown: 0 }
+        rules:
+          - name: own-fob
+            match: { uid: ["04A1B2C3D4E581"] }
+            open: "https://example.net/own"
+          - name: links
+            match: { domains: [example.com] }
+            open: "{uri}"
+
+        """
+
+    /// A stub `xdg-open` that appends what it is given to `opened.txt`, in a folder of its own.
+    static func withOpener(_ body: (_ path: String, _ opened: () -> [String]) async throws -> Void) async throws {
+        let bin = NSTemporaryDirectory() + "opener-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: bin) }
+        let file = bin + "/opened.txt"
+        try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> \(file)\n".write(
+            toFile: bin + "/xdg-open", atomically: true, encoding: .utf8)
+        chmod(bin + "/xdg-open", 0o755)
+        try await body(bin + ":/usr/bin:/bin") {
+            ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+    }
+
+    /// Waits for dunst to show `count` notifications; on failure, the router's log says why.
+    static func waitForNotifications(_ count: Int, _ desktop: DesktopSession, _ harness: RouterHarness) async throws {
+        do {
+            try await desktop.waitForNotifications(count)
+        } catch {
+            throw HarnessError("\(error)\n\(harness.router.log)")
+        }
+    }
+
+    @Test("an untrusted tag's link opens only on Open; dismissed, it stays shut; the owner's fob opens at once")
+    func asksAndOpensOnlyOnOpen() async throws {
+        try await DesktopSession.with { desktop in
+            try await Self.withOpener { path, opened in
+                var environment = desktop.environment
+                environment["PATH"] = path
+                try await RouterHarness.with(rules: Self.rules, environment: environment) { harness in
+                    // Open: the notification's default action.
+                    let first = try harness.present(uri: "https://example.com/a?x=%3Cb%3E&y=1")
+                    try await Self.waitForNotifications(1, desktop, harness)
+                    #expect(opened().isEmpty, "nothing opens before the answer")
+                    _ = try await desktop.dunstctl(["action", "0"])
+                    try await harness.router.waitForLog("action.outcome=\"open ok (exit 0)\"")
+                    #expect(opened() == ["https://example.com/a?x=%3Cb%3E&y=1"])
+                    try await harness.remove(first, slot: 0)
+                    // Dismissed: closed without an action.
+                    let second = try harness.present(uri: "https://example.com/b")
+                    try await Self.waitForNotifications(1, desktop, harness)
+                    _ = try await desktop.dunstctl(["close"])
+                    try await harness.router.waitForLog("open declined (not confirmed)")
+                    #expect(opened() == ["https://example.com/a?x=%3Cb%3E&y=1"])
+                    try await harness.remove(second, slot: 0)
+                    // A UID the rule lists is trusted: no question.
+                    let own = try harness.present(
+                        uri: "https://example.com/ignored", uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x81])
+                    try await harness.router.waitForLog("action.outcome=\"open ok (exit 0)\"", count: 2)
+                    #expect(opened().last == "https://example.net/own")
+                    #expect(try await desktop.dunstctl(["count", "displayed"]) == "0")
+                    try await harness.remove(own, slot: 0)
+                }
+            }
+        }
+    }
+
+    @Test("with no notification server nothing opens, and the router says why once")
+    func noServerNothingOpens() async throws {
+        try await DesktopSession.with(notificationServer: false) { desktop in
+            try await Self.withOpener { path, opened in
+                var environment = desktop.environment
+                environment["PATH"] = path
+                try await RouterHarness.with(rules: Self.rules, environment: environment) { harness in
+                    for round in 1...2 {
+                        let tag = try harness.present(uri: "https://example.com/\(round)")
+                        try await harness.router.waitForLog("open declined (not confirmed:", count: round)
+                        try await harness.remove(tag, slot: 0)
+                    }
+                    #expect(opened().isEmpty)
+                    #expect(harness.router.lines(containing: "open.cannot_ask").count == 1)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A private desktop session for tests of confirmations: Xvfb on a free display, a session bus of its own
+/// (`dbus-daemon --session`) and, unless asked not to, Debian's `dunst` as the notification server. Everything
+/// is stopped when the body ends.
+public struct DesktopSession: Sendable {
+    /// `DBUS_SESSION_BUS_ADDRESS` of the private bus.
+    public let busAddress: String
+    /// `DISPLAY` of the Xvfb server.
+    public let display: String
+    let directory: String
+
+    /// The environment a program in the session needs.
+    public var environment: [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": busAddress, "DISPLAY": display, "PATH": "/usr/local/bin:/usr/bin:/bin"]
+    }
+
+    /// Runs `body` in a new session.
+    /// - Parameters:
+    ///   - notificationServer: start `dunst`.
+    ///   - body: the test.
+    public static func with(
+        notificationServer: Bool = true, _ body: (DesktopSession) async throws -> Void
+    ) async throws {
+        let directory = NSTemporaryDirectory() + "desktop-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var number = 100 + Int(getpid() % 500)
+        while FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { number += 1 }
+        let display = ":\(number)"
+        let xvfb = try ChildProcess.spawn(
+            "/usr/bin/Xvfb", [display, "-nolisten", "tcp"], environment: [:], outputPath: directory + "/xvfb.log",
+            errorPath: directory + "/xvfb.log")
+        defer { xvfb.killAndReap() }
+        let socket = directory + "/bus"
+        // A session bus that starts no service by itself: the notification server is dunst when the test starts
+        // it, and nothing otherwise (the host's session services would start one).
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        try config.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
+        let dbus = try ChildProcess.spawn(
+            "/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--nofork"], environment: [:],
+            outputPath: directory + "/dbus.log", errorPath: directory + "/dbus.log")
+        defer { dbus.killAndReap() }
+        try await waitFor("the session bus at \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        try await waitFor("Xvfb on \(display)") { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") }
+        let session = DesktopSession(busAddress: "unix:path=\(socket)", display: display, directory: directory)
+        var dunst: ChildProcess?
+        if notificationServer {
+            dunst = try ChildProcess.spawn(
+                "/usr/bin/dunst", [], environment: session.environment, outputPath: directory + "/dunst.log",
+                errorPath: directory + "/dunst.log")
+            try await waitFor("dunst on the session bus") { (try? await session.dunstctl(["is-paused"])) != nil }
+        }
+        defer { dunst?.killAndReap() }
+        try await body(session)
+    }
+
+    /// Runs `dunstctl` in the session and returns what it printed; throws when it fails.
+    /// - Parameter arguments: its arguments.
+    public func dunstctl(_ arguments: [String]) async throws -> String {
+        let output = directory + "/dunstctl-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let process = try ChildProcess.spawn(
+            "/usr/bin/dunstctl", arguments, environment: environment, outputPath: output, errorPath: output)
+        guard let status = await process.wait(upTo: .seconds(10)) else {
+            process.killAndReap()
+            throw HarnessError("dunstctl \(arguments.joined(separator: " ")) did not finish")
+        }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw HarnessError("dunstctl \(arguments.joined(separator: " ")): \(text)") }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Waits until dunst shows `count` notifications.
+    /// - Parameter count: how many.
+    public func waitForNotifications(_ count: Int) async throws {
+        try await Self.waitFor("\(count) notifications shown") {
+            (try? await dunstctl(["count", "displayed"])) == String(count)
+        }
+    }
+
+    static func waitFor(_ what: String, timeout: Duration = .seconds(10), _ done: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !(await done()) {
+            guard ContinuousClock.now < deadline else { throw HarnessError("expected \(what) within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
