@@ -1,5 +1,6 @@
 public import Foundation
 import LiveAssociations
+import Logging
 import StateStore
 import TagActions
 import TagRouterCore
@@ -87,9 +88,18 @@ public enum RulesCommands {
         let event = TagEvent(
             uid: tag.uid.map { canonicalUID($0) ?? $0 }, reader: tag.reader, tech: tag.tech, uri: tag.uri,
             texts: tag.texts)
+        // Replays are judged against the counters the router accepted, when its state database is there.
+        let directory = HostDefaults.stateDirectory(stateDirectory)
+        var logger = ReaderCommands.logger
+        logger.logLevel = .error
+        let counters =
+            StateDatabase.exists(in: directory) ? try? StateDatabase(directory: directory, logger: logger) : nil
         let report = MatchReport(
             event: event, ruleSet: ruleSet, explaining: explain, eventID: UUID().uuidString.lowercased(),
-            time: Timestamp.rfc3339(date ?? Date()), at: date ?? Date())
+            time: Timestamp.rfc3339(date ?? Date()), at: date ?? Date(),
+            highestSUNCounter: counters.map { database in
+                { try? database.highestSUNCounter(keySetID: $0.keySetID, uid: $0.uid) }
+            })
         let status: Int32 = report.isDenied ? 3 : report.isIgnored ? 2 : 0
         var output = CommandOutput.lines([json ? report.json : report.text], status: status)
         output.errors = result.diagnostics.map(\.description)

@@ -271,21 +271,20 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     /// URL): the rules that required it match no more, and the first of them refuses the tag (docs/rules.md,
     /// "SUN: tags that prove themselves"). A store that cannot be used refuses too: a door fails closed.
     func refuseReplays(_ tag: inout ReadTag) {
-        guard let sun = tag.event.sun, let counters = sunCounters,
-            let first = tag.matches.first(where: \.rule.requiresSUN)
-        else { return }
+        guard let sun = tag.event.sun, let counters = sunCounters, let replay = Refusal.replay(of: tag.matches) else {
+            return
+        }
         let isNew: Bool
         do {
             isNew = try counters.acceptSUNCounter(keySetID: sun.keySetID, uid: sun.uid, counter: sun.counter)
         } catch {
             logger.error(
                 "sun.counter_store_failed: the tag is refused",
-                metadata: ["error": "\(error)", "rule.name": "\(first.rule.name)"])
+                metadata: ["error": "\(error)", "rule.name": "\(replay.refusal.rule.name)"])
             isNew = false
         }
         guard !isNew else { return }
-        tag.refusal = Refusal(index: first.index, rule: first.rule, reason: .replay)
-        tag.matches = tag.matches.filter { !$0.rule.requiresSUN && $0.rule.continues }
+        (tag.matches, tag.refusal) = (replay.matches, replay.refusal)
     }
 
     /// Carries out a later event of a followed presentation and reports it (docs/rules.md, "Tags that stay on

@@ -56,10 +56,21 @@ public struct MatchReport: Sendable, Encodable {
     ///   - eventID: the event id shown for `{event_id}`.
     ///   - time: the time shown for `{time}`, as RFC 3339 text.
     ///   - date: when the tag is presented (for `when` and the validity of enrolled tags); now by default.
+    ///   - highestSUNCounter: the highest counter the router accepted for a verified SUN message's key set and
+    ///     UID (the state database's), so that a replay shows as one; nil: replays are not judged.
     public init(
-        event: TagEvent, ruleSet: RuleSet, explaining: Bool, eventID: String, time: String, at date: Date = Date()
+        event: TagEvent, ruleSet: RuleSet, explaining: Bool, eventID: String, time: String, at date: Date = Date(),
+        highestSUNCounter: ((VerifiedSUN) -> UInt32?)? = nil
     ) {
-        let decision = ruleSet.decide(event, at: date)
+        var decision = ruleSet.decide(event, at: date)
+        var replayNote: String?
+        if let sun = decision.event.sun, let highest = highestSUNCounter?(sun), sun.counter <= highest,
+            let replay = Refusal.replay(of: decision.matches)
+        {
+            (decision.matches, decision.refusal) = (replay.matches, replay.refusal)
+            replayNote =
+                "sun: replay: counter \(sun.counter) is not above \(highest), the highest accepted for UID \(sun.uid)"
+        }
         let event = decision.event
         let matches = decision.matches
         tagName = event.known?.name
@@ -101,6 +112,13 @@ public struct MatchReport: Sendable, Encodable {
             }
         }
         explain = explaining ? ruleSet.explain(event, at: date) : nil
+        if let replayNote, let refusal = decision.refusal,
+            let index = explain?.firstIndex(where: { $0.rule == refusal.rule.name })
+        {
+            explain?[index].verdict = .refused
+            explain?[index].denial = .replay
+            explain?[index].reason = replayNote
+        }
     }
 
     /// Whether no rule matched (the tag would be ignored, or refused).

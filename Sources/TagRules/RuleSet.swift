@@ -174,6 +174,19 @@ public struct Refusal: Sendable {
     /// Why.
     public var reason: DenialReason
 
+    /// When a tap's verified SUN message is a replay (its counter is not above the highest accepted): the rules
+    /// that required it match no more, only the `continue: true` rules without `sun` still do, and the first of
+    /// them refuses the tag (docs/rules.md, "SUN: tags that prove themselves").
+    /// - Parameter matches: the tap's matched rules.
+    /// - Returns: what still matches and the refusal; nil when no matched rule requires a SUN message.
+    public static func replay(of matches: [MatchedRule]) -> (matches: [MatchedRule], refusal: Refusal)? {
+        guard let first = matches.first(where: \.rule.requiresSUN) else { return nil }
+        return (
+            matches.filter { !$0.rule.requiresSUN && $0.rule.continues },
+            Refusal(index: first.index, rule: first.rule, reason: .replay)
+        )
+    }
+
     /// Creates a refusal.
     /// - Parameters:
     ///   - index: the rule's position.

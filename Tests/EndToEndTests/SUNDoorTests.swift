@@ -84,6 +84,20 @@ import VirtualTag
             let report = try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any]
             let taps = try #require(report?["taps"] as? [[String: Any]])
             #expect(taps.compactMap { $0["reason"] as? String } == ["wrong-key", "bad-mac", "replay", "replay"])
+            // `match` judges the captured URL against the counters the router accepted.
+            let url = String(decoding: captured.dropFirst(5), as: UTF8.self)
+            let match = try await TagRouterBinary.run(
+                [
+                    "match", url, "--rules", harness.rulesDirectory, "--state-dir", harness.directory + "/state",
+                    "--explain",
+                ],
+                environment: Self.environment)
+            #expect(match.status == 3, "\(match.standardOutput)\(match.standardError)")
+            #expect(
+                match.standardOutput.contains(
+                    "refused (replay): sun: replay: counter 2 is not above 4, the highest accepted for UID 04DE5F1EACC040"
+                ),
+                "\(match.standardOutput)")
             // The keys appear nowhere in the log.
             #expect(!harness.router.log.contains(String(repeating: "11", count: 16)))
             #expect(!harness.router.log.contains(String(repeating: "22", count: 16)))
