@@ -78,6 +78,11 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
         ),
         // The pattern engine driven directly, instead of through a YAML rules file (fuzz-rules' job).
+        // Doors: the tags file, and the SUN message in a URI's query.
+        .executableTarget(
+            name: "fuzz-doors",
+            dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
+        ),
         .executableTarget(
             name: "fuzz-aasa",
             dependencies: ["FuzzSupport", .product(name: "AASAPatterns", package: "TagRouter")]
