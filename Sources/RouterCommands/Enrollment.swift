@@ -119,7 +119,15 @@ public enum Enrollment {
             throw CommandFailure("the tag on \"\(reader)\" gave no UID: it cannot be enrolled")
         }
         let uid = UID.hex(uidBytes)
-        let file = try TagsFile(sources: sources)
+        return try TagsFile.editing(sources: sources) { file throws(CommandFailure) in
+            try enroll(request, uid: uid, reader: reader, tech: reading.technology.rawValue, in: file)
+        }
+    }
+
+    /// Adds or replaces the entry in the file, under the folder's lock.
+    private static func enroll(_ request: Request, uid: String, reader: String, tech: String, in file: TagsFile)
+        throws(CommandFailure) -> Enrolled
+    {
         let entry = TagsFileEntry(
             name: request.name, uid: uid, groups: request.groups, validFrom: request.validFrom,
             validUntil: request.validUntil, note: request.note)
@@ -147,8 +155,7 @@ public enum Enrollment {
         }
         try file.write(newText)
         return Enrolled(
-            file: file.path, name: request.name, reader: reader, replaced: existing != nil,
-            tech: reading.technology.rawValue, uid: uid)
+            file: file.path, name: request.name, reader: reader, replaced: existing != nil, tech: tech, uid: uid)
     }
 
     /// Claims the used readers in the rules folder, waits for the next tag put on one of them (one already there

@@ -67,7 +67,19 @@ public enum TagsCommands {
     /// - Returns: one line; status 1 with one sentence when there is no such entry or the file cannot be written.
     public static func edit(_ edit: Edit, _ nameOrUID: String, sources: [String]) -> CommandOutput {
         do {
-            let file = try TagsFile(sources: sources)
+            return try TagsFile.editing(sources: sources) { file throws(CommandFailure) in
+                try self.edit(edit, nameOrUID, in: file)
+            }
+        } catch {
+            return .failure("\(error)")
+        }
+    }
+
+    /// One edit of the file, under the folder's lock.
+    private static func edit(_ edit: Edit, _ nameOrUID: String, in file: TagsFile) throws(CommandFailure)
+        -> CommandOutput
+    {
+        do {
             guard let text = file.text else {
                 throw CommandFailure("there is no tags file at \(file.path) (tagrouter learn creates it)")
             }

@@ -46,6 +46,27 @@ struct TagsFile {
         tags = ruleSet.tags
     }
 
+    /// Reads the tags file and runs `body` with it while holding the rules folder's lock (`.tags.lock`, flock(2)),
+    /// so that two commands editing the file at once (`learn`, `tags disable`…) never lose one's change: each
+    /// reads the file the other wrote.
+    /// - Parameters:
+    ///   - sources: `--rules`, or the default.
+    ///   - body: what to do with the file, typically an edit and ``write(_:)``.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``CommandFailure`` from reading the file, from taking the lock, or from `body`.
+    static func editing<T>(sources: [String], _ body: (TagsFile) throws(CommandFailure) -> T) throws(CommandFailure)
+        -> T
+    {
+        let folder = try TagsFile(sources: sources).folder
+        let lockPath = folder + "/.tags.lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot open the lock", lockPath) }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX) == 0 else { throw failure("cannot lock", lockPath) }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body(try TagsFile(sources: sources))
+    }
+
     /// The entry with a name, or else a UID, or a failure naming what was looked for.
     /// - Parameter nameOrUID: a name or a UID.
     func entry(_ nameOrUID: String) throws(CommandFailure) -> KnownTag {

@@ -93,4 +93,19 @@ import Testing
             #expect(missing.errors == ["there is no tags file at \(folder)/tags.yaml (tagrouter learn creates it)"])
         }
     }
+
+    @Test("edits made at the same time are all kept: each takes the folder's lock and reads the other's file")
+    func concurrentEdits() async throws {
+        let entries = (0..<40).map { "  - name: tag\($0)\n    uid: \"04\(String(format: "%02X", $0))\"\n" }.joined()
+        try withFolder("version: 1\ntags:\n" + entries) { folder in
+            DispatchQueue.concurrentPerform(iterations: 40) { index in
+                let edit: TagsCommands.Edit = index.isMultiple(of: 2) ? .disable : .remove
+                _ = TagsCommands.edit(edit, "tag\(index)", sources: [folder])
+            }
+            let listed = TagsCommands.list(sources: [folder], json: true)
+            let tags = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]]
+            #expect(tags?.compactMap { $0["name"] as? String } == stride(from: 0, to: 40, by: 2).map { "tag\($0)" })
+            #expect(tags?.allSatisfy { $0["state"] as? String == "disabled" } == true, "\(listed.standardOutput)")
+        }
+    }
 }
