@@ -62,6 +62,25 @@ public enum SUNCrypto {
         piccData: [UInt8], mac: [UInt8], encData: [UInt8]?, macInput: [UInt8], metaReadKey: [UInt8],
         fileReadKey: [UInt8]
     ) -> Verdict {
+        verify(
+            piccData: piccData, mac: mac, encData: encData, macInput: macInput, metaReadKey: metaReadKey,
+            fileReadKeyFor: { _ in fileReadKey })
+    }
+
+    /// Verifies an encrypted SUN message whose file read key depends on the UID inside it (a key diversified per
+    /// tag, ``diversified(masterKey:input:)``).
+    /// - Parameters:
+    ///   - piccData: the encrypted PICCData.
+    ///   - mac: the SDMMAC.
+    ///   - encData: the encrypted file data, if any.
+    ///   - macInput: what the MAC covers.
+    ///   - metaReadKey: K_SDMMetaRead, the same for every tag (it reveals the UID).
+    ///   - fileReadKeyFor: K_SDMFileRead of the tag with this UID; nil when there is none.
+    /// - Returns: the verdict.
+    public static func verify(
+        piccData: [UInt8], mac: [UInt8], encData: [UInt8]?, macInput: [UInt8], metaReadKey: [UInt8],
+        fileReadKeyFor: ([UInt8]) -> [UInt8]?
+    ) -> Verdict {
         if piccData.count == 24 {
             return .malformed("the PICCData is 24 bytes: LRP mode, which is not supported (AES mode only)")
         }
@@ -75,6 +94,7 @@ public enum SUNCrypto {
         }
         let uid = Array(plain[1..<8])
         let counter = UInt32(plain[8]) | UInt32(plain[9]) << 8 | UInt32(plain[10]) << 16
+        guard let fileReadKey = fileReadKeyFor(uid) else { return .badMAC }
         guard let expected = try? self.mac(fileReadKey: fileReadKey, uid: uid, counter: counter, input: macInput),
             constantTimeEqual(expected, mac)
         else { return .badMAC }
@@ -163,6 +183,22 @@ public enum SUNCrypto {
     {
         let (key, iv) = try fileDataKey(fileReadKey: fileReadKey, uid: uid, counter: counter)
         return try cbc(decrypt: encrypted, key: key, iv: iv)
+    }
+
+    // MARK: Key diversification
+
+    /// A key diversified from a master key as NXP AN10922 describes for AES-128: AES-CMAC with the master key over
+    /// `01 || M`, where M (the UID, the application ID, a system identifier) is 16 to 30 bytes. AN10922 pads
+    /// `01 || M` to 32 bytes with `80 00…` and finishes with CMAC's second subkey, which is exactly what AES-CMAC
+    /// does for an input of 17 to 31 bytes: no other construction is needed.
+    /// - Parameters:
+    ///   - masterKey: the master key (16 bytes).
+    ///   - input: M, 16 to 30 bytes.
+    /// - Returns: the diversified key (16 bytes).
+    /// - Throws: when the key is not 16 bytes or M is not 16 to 30 bytes.
+    public static func diversified(masterKey: [UInt8], input: [UInt8]) throws -> [UInt8] {
+        guard (16...30).contains(input.count) else { throw CryptoKitError.incorrectParameterSize }
+        return try cmac([0x01] + input, key: masterKey)
     }
 
     // MARK: Building blocks

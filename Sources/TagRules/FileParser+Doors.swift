@@ -219,7 +219,7 @@ extension FileParser {
 }
 
 extension FileParser {
-    static let sunKeys = ["piccData", "mac", "encData", "uid", "counter", "metaReadKey", "fileReadKey"]
+    static let sunKeys = ["piccData", "mac", "encData", "uid", "counter", "metaReadKey", "fileReadKey", "diversify"]
 
     /// Parses a `sun:` condition (docs/rules.md, "SUN: tags that prove themselves"). The keys must come from
     /// `${VAR}`, are checked for length, and are never shown.
@@ -229,7 +229,13 @@ extension FileParser {
         var names: [String: String] = [:]
         var keys: [String: [UInt8]] = [:]
         var valid = true
+        var diversification: [UInt8]?
         for item in items {
+            if item.key == "diversify" {
+                diversification = parseDiversification(item.value, context: context)
+                valid = valid && diversification != nil
+                continue
+            }
             guard let (value, display) = string(item.value, "'\(item.key)'") else {
                 valid = false
                 continue
@@ -294,6 +300,38 @@ extension FileParser {
         return SUNCondition(
             piccItem: isPlain ? nil : names["piccData"], uidItem: names["uid"], counterItem: names["counter"],
             macItem: mac, encItem: names["encData"], metaReadKey: metaReadKey, fileReadKey: fileReadKey,
-            keySetID: SUNCondition.keySetID(metaReadKey: metaReadKey, fileReadKey: fileReadKey))
+            diversification: diversification,
+            keySetID: SUNCondition.keySetID(
+                metaReadKey: metaReadKey, fileReadKey: fileReadKey, diversification: diversification))
+    }
+
+    /// Parses `diversify: { applicationID: "3042F5", systemIdentifier: "4E585020416275" }`: NXP AN10922's input
+    /// after the 7-byte UID, so that the whole input is 16 to 30 bytes.
+    private func parseDiversification(_ node: Node, context: String) -> [UInt8]? {
+        guard let mapping = mapping(node, "'diversify'") else { return nil }
+        let items = entries(
+            mapping, allowed: ["applicationID", "systemIdentifier"], context: "in 'diversify' \(context)")
+        var parts: [String: [UInt8]] = [:]
+        for item in items {
+            guard let (value, display) = string(item.value, "'\(item.key)'") else { return nil }
+            guard let bytes = SUNCondition.hex(Substring(value)) else {
+                error(item.value, "'\(item.key)' '\(display)' is not hex")
+                return nil
+            }
+            parts[item.key] = bytes
+        }
+        guard let applicationID = parts["applicationID"], applicationID.count == 3 else {
+            error(node, "'diversify' needs 'applicationID', 3 bytes as 6 hex digits \(context)")
+            return nil
+        }
+        let systemIdentifier = parts["systemIdentifier"] ?? []
+        guard (6...20).contains(systemIdentifier.count) else {
+            error(
+                node,
+                "'diversify' needs 'systemIdentifier' of 6 to 20 bytes, so that AN10922's input (UID, application "
+                    + "ID, system identifier) is 16 to 30 bytes \(context)")
+            return nil
+        }
+        return applicationID + systemIdentifier
     }
 }

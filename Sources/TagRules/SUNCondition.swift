@@ -16,8 +16,17 @@ struct SUNCondition: Sendable {
     var encItem: String?
     /// K_SDMMetaRead (encrypted PICCData only).
     var metaReadKey: [UInt8]?
-    /// K_SDMFileRead.
+    /// K_SDMFileRead, or the master key it is diversified from.
     var fileReadKey: [UInt8]
+    /// `diversify`: the application ID and system identifier after the UID in NXP AN10922's input; nil: one
+    /// file read key for every tag.
+    var diversification: [UInt8]?
+
+    /// The file read key of the tag with a UID: `fileReadKey`, or diversified from it.
+    func fileReadKey(for uid: [UInt8]) -> [UInt8]? {
+        guard let diversification else { return fileReadKey }
+        return try? SUNCrypto.diversified(masterKey: fileReadKey, input: uid + diversification)
+    }
     /// Names the key set in the counter store without showing the keys: the first 16 hex digits of SHA-256 over
     /// both keys.
     var keySetID: String
@@ -50,7 +59,7 @@ struct SUNCondition: Sendable {
                 }
                 return SUNCrypto.verify(
                     piccData: piccData, mac: mac, encData: encData, macInput: macInput, metaReadKey: metaReadKey,
-                    fileReadKey: fileReadKey)
+                    fileReadKeyFor: fileReadKey(for:))
             }
             guard let uidItem, let counterItem else { return .malformed("no PICCData and no UID") }
             let uid = try bytes(uidItem).get()
@@ -59,7 +68,8 @@ struct SUNCondition: Sendable {
                 return .malformed("the query item '\(counterItem)' is \(counterBytes.count) bytes, not 3")
             }
             let counter = counterBytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            return SUNCrypto.verifyPlain(uid: uid, counter: counter, mac: mac, macInput: [], fileReadKey: fileReadKey)
+            guard let key = fileReadKey(for: uid) else { return .badMAC }
+            return SUNCrypto.verifyPlain(uid: uid, counter: counter, mac: mac, macInput: [], fileReadKey: key)
         } catch {
             return .malformed(error.message)
         }
@@ -105,9 +115,11 @@ struct SUNCondition: Sendable {
         }
     }
 
-    /// The key set's id: the first 16 hex digits of SHA-256 over the meta read key and the file read key.
-    static func keySetID(metaReadKey: [UInt8]?, fileReadKey: [UInt8]) -> String {
-        SHA256.hash(data: (metaReadKey ?? []) + fileReadKey).prefix(8).map { String(format: "%02x", $0) }.joined()
+    /// The key set's id: the first 16 hex digits of SHA-256 over the meta read key, the file read key and the
+    /// diversification input.
+    static func keySetID(metaReadKey: [UInt8]?, fileReadKey: [UInt8], diversification: [UInt8]? = nil) -> String {
+        SHA256.hash(data: (metaReadKey ?? []) + fileReadKey + (diversification ?? [])).prefix(8)
+            .map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SUNMessage
 import TestSupport
 import Testing
 import VirtualTag
@@ -118,6 +119,27 @@ import VirtualTag
             try await harness.waitForDispatches(2)
             #expect(
                 harness.dispatched == ["open||0452617A3C6980|42", "open||0452617A3C6980|43"], "\(harness.dispatched)")
+        }
+    }
+
+    @Test("keys diversified per UID (AN10922): each tag opens with its own key, a tag with another's key does not")
+    func diversifiedKeys() async throws {
+        let rules = Self.rules.replacingOccurrences(
+            of: #"fileReadKey: "${DOOR_FILE_KEY}" }"#,
+            with:
+                #"fileReadKey: "${DOOR_FILE_KEY}", diversify: { applicationID: "000001", systemIdentifier: "544147524F55544552" } }"#
+        )
+        let suffix: [UInt8] = [0x00, 0x00, 0x01] + Array("TAGROUTER".utf8)
+        let other: [UInt8] = [0x04, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60]
+        func card(uid: [UInt8], keyOf owner: [UInt8]) throws -> Type4Card {
+            try Type4Card.sun(
+                uri: "https://door.example/open", uid: uid, metaReadKey: Self.metaKey,
+                fileReadKey: try SUNCrypto.diversified(masterKey: Self.fileKey, input: owner + suffix), counter: 0)
+        }
+        try await RouterHarness.with(rules: rules, environment: Self.environment) { harness in
+            try await tap(harness, try card(uid: Self.uid, keyOf: Self.uid), expecting: "open||04DE5F1EACC040|1")
+            try await tap(harness, try card(uid: other, keyOf: other), expecting: "open||04102030405060|1")
+            try await tap(harness, try card(uid: other, keyOf: Self.uid), expecting: "denied|bad-mac||")
         }
     }
 }

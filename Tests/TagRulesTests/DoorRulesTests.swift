@@ -1,4 +1,5 @@
 import Foundation
+import SUNMessage
 import TagRules
 import Testing
 
@@ -528,6 +529,39 @@ import Testing
         let stranger = TagEvent(
             uid: "04DE5F1EACC040", reader: "Door", tech: "type4", uri: "https://ntag.nxp.com/424?e=00&c=00")
         #expect(rules.decide(stranger, at: Date()).refusal?.reason == .notSUN)
+    }
+
+    @Test("diversify: each tag's file read key is AN10922's from the master key and its own UID")
+    func diversifiedKeys() throws {
+        let master = [UInt8](repeating: 0x5A, count: 16)
+        let suffix: [UInt8] = [0x30, 0x42, 0xF5, 0x4E, 0x58, 0x50, 0x20, 0x41, 0x62, 0x75]
+        func url(uid: [UInt8], keyOf owner: [UInt8], counter: UInt32) throws -> String {
+            let fileKey = try SUNCrypto.diversified(masterKey: master, input: owner + suffix)
+            let picc = try SUNCrypto.piccData(
+                uid: uid, counter: counter, padding: [0, 0, 0, 0, 0], metaReadKey: [UInt8](repeating: 0, count: 16))
+            let mac = try SUNCrypto.mac(fileReadKey: fileKey, uid: uid, counter: counter, input: [])
+            func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+            return "https://ntag.nxp.com/424?e=\(hex(picc))&c=\(hex(mac))"
+        }
+        var environment = Self.environment
+        environment["MASTER"] = String(repeating: "5A", count: 16)
+        let sun =
+            #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${MASTER}", diversify: {applicationID: "3042F5", systemIdentifier: "4E585020416275"}}"#
+        let rules = try RuleSet.load(files: [("door.yaml", Self.rules(sun))], environment: environment).get()
+        let alice: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+        let bob: [UInt8] = [0x04, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC]
+        let own = TagEvent(uid: nil, reader: "Door", tech: "type4", uri: try url(uid: alice, keyOf: alice, counter: 5))
+        #expect(rules.decide(own, at: Date()).event.sun?.uid == "04112233445566")
+        // Bob's tag holding the key diversified for Alice: the MAC does not match Bob's key.
+        let wrong = TagEvent(uid: nil, reader: "Door", tech: "type4", uri: try url(uid: bob, keyOf: alice, counter: 5))
+        #expect(rules.decide(wrong, at: Date()).refusal?.reason == .badMAC)
+        let short = RuleSet.load(
+            files: [("door.yaml", Self.rules(sun.replacingOccurrences(of: "4E585020416275", with: "4E58")))],
+            environment: environment)
+        #expect(
+            short.diagnostics.map(\.headline).contains {
+                $0.contains("'diversify' needs 'systemIdentifier' of 6 to 20 bytes")
+            })
     }
 
     struct Mistake: CustomStringConvertible, Sendable {

@@ -113,4 +113,15 @@ import Testing
                 == .verified(SUNCrypto.Reading(uid: uid, counter: 0x01_02_03, fileData: Array("door 7, floor 2!".utf8)))
         )
     }
+
+    @Test("AN10922's AES-128 diversification example")
+    func an10922() throws {
+        let key = try SUNCrypto.diversified(
+            masterKey: Self.hex("00112233445566778899AABBCCDDEEFF"),
+            input: Self.hex("04782E21801D80") + Self.hex("3042F5") + Self.hex("4E585020416275"))
+        #expect(key == Self.hex("A8DD63A3B89D54B37CA802473FDA9175"))
+        #expect(throws: (any Error).self) {
+            try SUNCrypto.diversified(masterKey: Self.zero, input: Self.hex("04782E21801D80"))
+        }
+    }
 }
