@@ -13,9 +13,9 @@ extension StateDatabase {
     /// - Throws: ``StateStoreError``.
     public func acceptSUNCounter(keySetID: String, uid: String, counter: UInt32) throws -> Bool {
         try write("record a SUN counter") { db in
-            let highest = try Int64.fetchOne(
-                db, sql: "SELECT counter FROM sun_counters WHERE key_set = ? AND uid = ?", arguments: [keySetID, uid])
-            if let highest, Int64(counter) <= highest { return false }
+            if let highest = try Self.highestSUNCounter(db, keySetID: keySetID, uid: uid), counter <= highest {
+                return false
+            }
             try db.execute(
                 sql: """
                     INSERT INTO sun_counters (key_set, uid, counter, updated_at) VALUES (?, ?, ?, ?)
@@ -33,10 +33,12 @@ extension StateDatabase {
     /// - Returns: the counter, or nil when none was accepted.
     /// - Throws: ``StateStoreError``.
     public func highestSUNCounter(keySetID: String, uid: String) throws -> UInt32? {
-        try read("read a SUN counter") { db in
-            try Int64.fetchOne(
-                db, sql: "SELECT counter FROM sun_counters WHERE key_set = ? AND uid = ?", arguments: [keySetID, uid]
-            ).map { UInt32(clamping: $0) }
-        }
+        try read("read a SUN counter") { db in try Self.highestSUNCounter(db, keySetID: keySetID, uid: uid) }
+    }
+
+    private static func highestSUNCounter(_ db: Database, keySetID: String, uid: String) throws -> UInt32? {
+        try Int64.fetchOne(
+            db, sql: "SELECT counter FROM sun_counters WHERE key_set = ? AND uid = ?", arguments: [keySetID, uid]
+        ).map { UInt32(clamping: $0) }
     }
 }

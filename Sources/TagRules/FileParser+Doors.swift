@@ -110,15 +110,7 @@ extension FileParser {
         guard let top = mapping(root, "a tags file") else { return }
         let items = entries(top, allowed: Self.tagsFileKeys, context: "at the top level of the tags file")
         let byKey = Dictionary(items.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        if let version = byKey["version"] {
-            if version.value.scalar?.string != "1" {
-                error(
-                    version.value,
-                    "unknown version '\(version.value.scalar?.string ?? Self.kind(version.value))' (expected 1)")
-            }
-        } else {
-            error(root, "missing 'version: 1'")
-        }
+        checkVersion(byKey["version"]?.value, in: root)
         guard let list = byKey["tags"] else {
             error(root, "missing 'tags' (a list of tags)")
             return

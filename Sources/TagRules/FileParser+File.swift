@@ -14,15 +14,7 @@ extension FileParser {
         guard let top = mapping(root, "a rules file") else { return }
         let items = entries(top, allowed: Self.topKeys, context: "at the top level")
         let byKey = Dictionary(items.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        if let version = byKey["version"] {
-            if version.value.scalar?.string != "1" {
-                error(
-                    version.value,
-                    "unknown version '\(version.value.scalar?.string ?? Self.kind(version.value))' (expected 1)")
-            }
-        } else {
-            error(root, "missing 'version: 1'")
-        }
+        checkVersion(byKey["version"]?.value, in: root)
         if let defaults = byKey["defaults"], let mapping = mapping(defaults.value, "'defaults'") {
             for entry in entries(mapping, allowed: Self.defaultsKeys, context: "in 'defaults'") {
                 switch entry.key {
@@ -51,6 +43,20 @@ extension FileParser {
         for node in list {
             ruleCount += 1
             if let rule = parseRule(node) { rules.append(rule) }
+        }
+    }
+
+    /// Reports a missing `version`, or one other than 1 (rules files and the tags file alike).
+    /// - Parameters:
+    ///   - version: the `version` value, if the file has one.
+    ///   - root: the file's top node, where a missing version is reported.
+    func checkVersion(_ version: Node?, in root: Node) {
+        guard let version else {
+            error(root, "missing 'version: 1'")
+            return
+        }
+        if version.scalar?.string != "1" {
+            error(version, "unknown version '\(version.scalar?.string ?? Self.kind(version))' (expected 1)")
         }
     }
 

@@ -101,8 +101,8 @@ extension FileParser {
             }
         }
         conditions.live?.rule = name
-        conditions.timeZone = timeZone ?? defaultTimeZone ?? .current
-        conditions.schedule = windows.map { Schedule(windows: $0, timeZone: conditions.timeZone) }
+        conditions.calendar = .wallClock(in: timeZone ?? defaultTimeZone ?? .current)
+        conditions.schedule = windows.map { Schedule(windows: $0, calendar: conditions.calendar) }
         conditions.isDoor = conditions.tags != nil || windows != nil || denied != nil || conditions.sun != nil
         if let zoneItem = items.first(where: { $0.key == "timeZone" }), windows == nil, conditions.tags == nil {
             warning(zoneItem.keyNode, "'timeZone' has no effect without 'when' or 'tags' \(context)")

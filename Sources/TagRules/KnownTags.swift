@@ -29,8 +29,14 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     ///   - date: the instant.
     ///   - timeZone: the zone whose calendar counts.
     public init(_ date: Date, in timeZone: TimeZone) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+        self.init(date, calendar: .wallClock(in: timeZone))
+    }
+
+    /// The day it is at `date` on a calendar (a rule's, made once when the rule is loaded).
+    /// - Parameters:
+    ///   - date: the instant.
+    ///   - calendar: the Gregorian calendar of the zone that counts.
+    public init(_ date: Date, calendar: Calendar) {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         year = parts.year ?? 1970
         month = parts.month ?? 1

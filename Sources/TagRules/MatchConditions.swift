@@ -19,8 +19,11 @@ struct MatchConditions: Sendable {
     var tags: Set<String>?
     /// `when`: the windows the rule admits tags in; nil: at any time.
     var schedule: Schedule?
+    /// The calendar of `timeZone`, the zone of `when` and of the enrolled tags' validity days, made once at load
+    /// (not per tap).
+    var calendar = Calendar.wallClock(in: .current)
     /// The zone of `when` and of the enrolled tags' validity days (`timeZone`).
-    var timeZone = TimeZone.current
+    var timeZone: TimeZone { calendar.timeZone }
     /// `sun`: the SUN message the tag's URI must carry (docs/rules.md, "SUN: tags that prove themselves").
     var sun: SUNCondition?
     /// Whether the rule is a door rule (it has `tags`, `when`, `sun` or `denied`), whose refusals are recorded.
@@ -74,7 +77,7 @@ struct MatchConditions: Sendable {
             switch sun.verify(event.uri ?? "") {
             case .verified(let reading):
                 let verified = VerifiedSUN(
-                    uid: reading.uid.map { String(format: "%02X", $0) }.joined(), counter: reading.counter,
+                    uid: HexText.string(reading.uid, uppercase: true), counter: reading.counter,
                     fileData: reading.fileData, keySetID: sun.keySetID)
                 outcome.sun = verified
                 gated.uid = verified.uid
@@ -112,7 +115,7 @@ struct MatchConditions: Sendable {
             guard known.isListed(in: tags) else {
                 return refuse(.notListed, "tags: \(name) is enrolled, but neither it nor its groups are listed")
             }
-            let day = CalendarDay(date, in: timeZone)
+            let day = CalendarDay(date, calendar: calendar)
             switch known.refusal(on: day) {
             case .disabled: return refuse(.disabled, "tags: \(name) is disabled")
             case .notYetValid:
@@ -125,20 +128,18 @@ struct MatchConditions: Sendable {
         if let schedule, !schedule.admits(date) {
             return refuse(
                 .outsideWindow,
-                "when: \(Self.localTime(date, in: schedule.timeZone)) is outside "
+                "when: \(Self.localTime(date, calendar: schedule.calendar)) is outside "
                     + schedule.windows.map(\.description).joined(separator: ", "))
         }
         return nil
     }
 
     /// `Tue 2026-12-01 20:00 Europe/Berlin`, for `explain`.
-    static func localTime(_ date: Date, in timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+    static func localTime(_ date: Date, calendar: Calendar) -> String {
         let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
         let day = TimeWindow.dayNames[(parts.weekday ?? 1) - 1]
         let clock = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-        return "\(day) \(CalendarDay(date, in: timeZone)) \(clock) \(timeZone.identifier)"
+        return "\(day) \(CalendarDay(date, calendar: calendar)) \(clock) \(calendar.timeZone.identifier)"
     }
 
     /// What the tag holds and where it is: every condition but who and when.

@@ -119,42 +119,40 @@ struct RuleLoader {
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
         parser.knownMQTT = mqttLocation
         parser.enrolledNames = tags.namesAndGroups
-        // Non-scalar keys first, without composing: an alias key makes composing exponential (MappingKeyCheck).
-        if let problem = MappingKeyCheck.firstProblem(in: text) {
-            let (line, column) = parser.insideText(line: problem.line, column: problem.column)
-            parser.report(line: line, column: column, problem.message)
-        } else {
-            compose(text, into: parser)
-        }
+        read(text, into: parser, parse: parser.parseFile)
         knownNames = parser.knownNames
         mqtt = mqtt ?? parser.mqttSettings
         mqttLocation = parser.knownMQTT
         mqttActionSites += parser.mqttActionSites
         ruleCount += parser.ruleCount
         rules += parser.rules
+    }
+
+    /// Reads the tags file into ``tags``.
+    private mutating func parseTags(name: String, text: String) {
+        let parser = FileParser(file: name, directory: ".", text: text, environment: [:], knownNames: [:])
+        read(text, into: parser, parse: parser.parseTagsFile)
+        tags = KnownTags(parser.tagEntries, file: name)
+    }
+
+    /// Checks the file's keys, composes its YAML and parses it with `parse` (a rules file or the tags file), then
+    /// adds `parser`'s diagnostics, each once, in line order.
+    private mutating func read(_ text: String, into parser: FileParser, parse: (Node?) -> Void) {
+        // Non-scalar keys first, without composing: an alias key makes composing exponential (MappingKeyCheck).
+        if let problem = MappingKeyCheck.firstProblem(in: text) {
+            let (line, column) = parser.insideText(line: problem.line, column: problem.column)
+            parser.report(line: line, column: column, problem.message)
+        } else {
+            compose(text, into: parser, parse: parse)
+        }
         // Aliases make one node appear several times; report each problem once.
         var seen = Set<Diagnostic>()
         diagnostics += parser.diagnostics.filter { seen.insert($0).inserted }
             .sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     }
 
-    /// Reads the tags file into ``tags``.
-    private mutating func parseTags(name: String, text: String) {
-        let parser = FileParser(file: name, directory: ".", text: text, environment: [:], knownNames: [:])
-        if let problem = MappingKeyCheck.firstProblem(in: text) {
-            let (line, column) = parser.insideText(line: problem.line, column: problem.column)
-            parser.report(line: line, column: column, problem.message)
-        } else {
-            compose(text, into: parser, parse: parser.parseTagsFile)
-        }
-        tags = KnownTags(parser.tagEntries, file: name)
-        var seen = Set<Diagnostic>()
-        diagnostics += parser.diagnostics.filter { seen.insert($0).inserted }
-            .sorted { ($0.line, $0.column) < ($1.line, $1.column) }
-    }
-
-    /// Composes the file's YAML and parses it into `parser`'s rules and diagnostics.
-    private func compose(_ text: String, into parser: FileParser, parse: ((Node?) -> Void)? = nil) {
+    /// Composes the file's YAML and parses it with `parse`.
+    private func compose(_ text: String, into parser: FileParser, parse: (Node?) -> Void) {
         do {
             // The basic resolver leaves every scalar a string: no regular expression per scalar (10,000 rules load
             // several times faster); booleans are recognized by FileParser.bool. The encoding is given because
@@ -163,7 +161,7 @@ struct RuleLoader {
             if let root, NodeBudget.exceeds(root, limit: 1_000_000) {
                 parser.report(line: 0, column: 0, "the file has more than 1,000,000 YAML nodes (aliases expanding?)")
             } else {
-                (parse ?? parser.parseFile)(root)
+                parse(root)
             }
         } catch let error as YamlError {
             parser.reportYAML(error)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NDEF
 import SUNMessage
 
 /// A rule's `sun:` condition (docs/rules.md, "SUN: tags that prove themselves"): which query items of the tag's
@@ -118,8 +119,7 @@ struct SUNCondition: Sendable {
     /// The key set's id: the first 16 hex digits of SHA-256 over the meta read key, the file read key and the
     /// diversification input.
     static func keySetID(metaReadKey: [UInt8]?, fileReadKey: [UInt8], diversification: [UInt8]? = nil) -> String {
-        SHA256.hash(data: (metaReadKey ?? []) + fileReadKey + (diversification ?? [])).prefix(8)
-            .map { String(format: "%02x", $0) }.joined()
+        HexText.string(Array(SHA256.hash(data: (metaReadKey ?? []) + fileReadKey + (diversification ?? []))).prefix(8))
     }
 }
 
@@ -142,6 +142,6 @@ public struct VerifiedSUN: Sendable, Hashable {
         var bytes = fileData[...]
         while bytes.last == 0 { bytes = bytes.dropLast() }
         if let text = String(validating: bytes, as: UTF8.self), !text.utf8.contains(0) { return text }
-        return fileData.map { String(format: "%02X", $0) }.joined()
+        return HexText.string(fileData, uppercase: true)
     }
 }

@@ -61,18 +61,29 @@ public struct TimeWindow: Sendable, Hashable, CustomStringConvertible {
 public struct Schedule: Sendable, Hashable {
     /// The windows; the rule admits a tag inside any of them.
     var windows: [TimeWindow]
+    /// The Gregorian calendar of the zone whose wall clock the windows are read in, made once at load.
+    var calendar: Calendar
+
     /// The zone whose wall clock the windows and the tags' validity days are read in.
-    public var timeZone: TimeZone
+    public var timeZone: TimeZone { calendar.timeZone }
 
     /// Whether `date` is inside a window, on the wall clock of the zone (daylight-saving changes as the zone's
     /// rules say: a local time that does not exist never happens, one that happens twice is inside both times).
     /// - Parameter date: the instant.
     func admits(_ date: Date) -> Bool {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
         let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
         let weekday = parts.weekday ?? 1
         return windows.contains { $0.contains(weekday: weekday, minute: minute) }
+    }
+}
+
+extension Calendar {
+    /// The Gregorian calendar of a zone: the wall clock that time windows and validity days are read on.
+    /// - Parameter timeZone: the zone.
+    public static func wallClock(in timeZone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
     }
 }

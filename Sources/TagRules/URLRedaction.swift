@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NDEF
 
 /// URLs and headers as logs, `history`, `match` and `--dry-run` show them: webhook URLs carry tokens in their path
 /// (Home Assistant's `/api/webhook/<id>`, Slack, Discord) as often as in their query, and headers carry
@@ -26,7 +27,7 @@ public enum URLRedaction {
         if let fragment = components.percentEncodedFragment { remainder += "#" + fragment }
         guard !remainder.isEmpty, remainder != "/" else { return shown }
         let digest = SHA256.hash(data: Data(remainder.utf8))
-        return shown + "/<" + digest.prefix(4).map { String(format: "%02x", $0) }.joined() + ">"
+        return shown + "/<" + HexText.string(Array(digest).prefix(4)) + ">"
     }
 
     /// The URL's `scheme://host[:port]` alone, or `nil` when it has no scheme or host.

@@ -1,4 +1,5 @@
 import Foundation
+import NDEF
 import SUNMessage
 
 /// An emulated NFC Forum Type 4 tag: the NDEF Tag Application (mapping v1 or v2 AID), its capability container
@@ -163,7 +164,7 @@ public struct Type4Card: VirtualCard {
         var random = SystemRandomNumberGenerator()
         let padding = (0..<5).map { _ in UInt8.random(in: 0...255, using: &random) }
         func write(_ bytes: [UInt8], at offset: Int) {
-            let text = Array(bytes.map { String(format: "%02X", $0) }.joined().utf8)
+            let text = Array(HexText.string(bytes, uppercase: true).utf8)
             ndefFile.replaceSubrange(offset..<(offset + text.count), with: text)
         }
         guard
