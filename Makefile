@@ -26,7 +26,7 @@ run:
 
 test:
 	scripts/setup test
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -41,7 +41,7 @@ fuzz-smoke:
 	FUZZ_JOBS=2 scripts/fuzz $(FUZZ_SECONDS)
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

@@ -227,7 +227,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PCSC", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport", "MQTTClient",
+                "PCSC", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport",
+                "MQTTClient",
                 "MQTTTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

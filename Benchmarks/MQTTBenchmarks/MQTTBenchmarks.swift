@@ -2,8 +2,8 @@ import Benchmark
 import Foundation
 import Logging
 import MQTTClient
-import Synchronization
 import StateStore
+import Synchronization
 import TagActions
 import TagRules
 

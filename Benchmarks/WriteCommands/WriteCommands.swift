@@ -56,7 +56,9 @@ enum WriteCommands {
         ] as [(String, Int, [UInt8], Int, Int)] {
             var area = prefix + [0x03, UInt8(old)] + (old == 0 ? [] : message(old).map { $0 ^ 0x20 }) + [0xFE]
             area += [UInt8](repeating: 0, count: size - area.count)
-            let tag = Type2Fake(memory: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xE1, 0x10, UInt8(size / 8), 0] + area + [UInt8](repeating: 0, count: 64))
+            let tag = Type2Fake(
+                memory: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xE1, 0x10, UInt8(size / 8), 0] + area
+                    + [UInt8](repeating: 0, count: 64))
             let bytes = new == 0 ? [] : message(new)
             let result = try await TagWriter().write(bytes, atr: ntagATR, channel: tag)
             // The new TLV: tag, length (1 or 3 bytes), message, terminator when there is room.
@@ -70,7 +72,10 @@ enum WriteCommands {
             let valueEnd = tlvStart + 1 + (bytes.count < 255 ? 1 : 3) + bytes.count
             let readBack = 1 + 1 + max(0, (valueEnd - 12 + 15) / 16)
             let minimum = 1 + 1 + lockRead + pages + guardWrite + readBack
-            rows.append(Row(kind: "type2", layout: layout, message: bytes.count, commands: result.commands, minimum: minimum, writes: tag.writes))
+            rows.append(
+                Row(
+                    kind: "type2", layout: layout, message: bytes.count, commands: result.commands, minimum: minimum,
+                    writes: tag.writes))
         }
         for (layout, mlc, length) in [
             ("MLc 255, 100 bytes", 255, 100), ("MLc 255, 500 bytes", 255, 500), ("MLc 59, 500 bytes", 59, 500),
@@ -83,7 +88,10 @@ enum WriteCommands {
             let writes = bytes.isEmpty ? 1 : 2 + chunks
             let readBack = 1 + 4 + (2 + bytes.count + 254) / 255
             let minimum = 1 + 4 + writes + readBack
-            rows.append(Row(kind: "type4", layout: layout, message: bytes.count, commands: result.commands, minimum: minimum, writes: card.writes))
+            rows.append(
+                Row(
+                    kind: "type4", layout: layout, message: bytes.count, commands: result.commands, minimum: minimum,
+                    writes: card.writes))
         }
         return rows
     }
@@ -115,7 +123,8 @@ final class Type4Fake: CardChannel {
     private let state: Mutex<(file: [UInt8], selected: UInt8, writes: Int)>
     let cc: [UInt8]
     init(mlc: Int, size: Int) {
-        cc = [0x00, 0x0F, 0x20, 0x00, 0xFF, UInt8(mlc >> 8), UInt8(mlc & 0xFF), 0x04, 0x06, 0xE1, 0x04]
+        cc =
+            [0x00, 0x0F, 0x20, 0x00, 0xFF, UInt8(mlc >> 8), UInt8(mlc & 0xFF), 0x04, 0x06, 0xE1, 0x04]
             + [UInt8(size >> 8), UInt8(size & 0xFF), 0x00, 0x00]
         state = Mutex(([UInt8](repeating: 0, count: size), 0, 0))
     }
