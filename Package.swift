@@ -47,8 +47,10 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // libsystemd's sd_notify for the service manager's readiness and watchdog (docs/operations.md).
         .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
+        // zlib's crc32 for NTAG 424 DNA's ChangeKey.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "NDEF", swiftSettings: swiftSettings),
-        .target(name: "NFCTag", dependencies: ["NDEF"], swiftSettings: swiftSettings),
+        .target(name: "NFCTag", dependencies: ["NDEF", "SUNMessage"], swiftSettings: swiftSettings),
         .target(
             name: "PCSC",
             dependencies: ["CPCSCLite", "NFCTag", .product(name: "Logging", package: "swift-log")],
@@ -60,6 +62,7 @@ let package = Package(
         .target(
             name: "SUNMessage",
             dependencies: [
+                "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
