@@ -200,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "VirtualTagTests",
             dependencies: [
-                "VirtualTag", "TestSupport", "NFCTag", .product(name: "Logging", package: "swift-log"),
+                "VirtualTag", "TestSupport", "NFCTag", "SUNMessage", "NDEF",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -32,6 +32,32 @@ public enum HexText {
         }
     }
 
+    /// Parses hex digits (either case, no separators).
+    /// - Parameter text: the digits.
+    /// - Returns: the bytes; nil for an empty text, an odd count or anything but a hex digit.
+    public static func bytes(_ text: some StringProtocol) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// `0x2A`: one byte as messages name it.
     /// - Parameter byte: the byte.
     /// - Returns: `0x` and two uppercase digits.

@@ -22,6 +22,13 @@ enum CommandName {
         case (0x00, 0xD6):
             let length = command.count >= 5 ? Int(command[4]) : 0
             return "UPDATE BINARY offset \(p1p2) length \(length)"
+        case (0x90, 0x60): return "GetVersion"
+        case (0x90, 0xAF): return "AdditionalFrame"
+        case (0x90, 0x71) where command.count >= 6: return "AuthenticateEV2First key \(command[5])"
+        case (0x90, 0x8D): return "WriteData"
+        case (0x90, 0xF5): return "GetFileSettings"
+        case (0x90, 0x5F): return "ChangeFileSettings"
+        case (0x90, 0xC4) where command.count >= 6: return "ChangeKey \(command[5])"
         default: return "command \(hex(command[...]))"
         }
     }

@@ -248,7 +248,7 @@ extension FileParser {
                     valid = false
                     continue
                 }
-                guard let key = SUNCondition.hex(Substring(value)), key.count == 16 else {
+                guard let key = HexText.bytes(value), key.count == 16 else {
                     error(
                         item.value,
                         "'\(item.key)' (\(display)) must be 16 bytes written as 32 hex digits; the value is not")
@@ -306,7 +306,7 @@ extension FileParser {
         var parts: [String: [UInt8]] = [:]
         for item in items {
             guard let (value, display) = string(item.value, "'\(item.key)'") else { return nil }
-            guard let bytes = SUNCondition.hex(Substring(value)) else {
+            guard let bytes = HexText.bytes(value) else {
                 error(item.value, "'\(item.key)' '\(display)' is not hex")
                 return nil
             }

@@ -40,7 +40,7 @@ struct SUNCondition: Sendable {
         func value(_ name: String) -> Substring? { items.first { $0.name == name }?.value }
         func bytes(_ name: String) -> Result<[UInt8], SUNFailure> {
             guard let text = value(name) else { return .failure(SUNFailure("the URI has no query item '\(name)'")) }
-            guard let bytes = Self.hex(text) else {
+            guard let bytes = HexText.bytes(text) else {
                 return .failure(SUNFailure("the query item '\(name)' is not hex"))
             }
             return .success(bytes)
@@ -89,30 +89,6 @@ struct SUNCondition: Sendable {
         return uri[uri.index(after: question)..<end].split(separator: "&").map { item in
             guard let equals = item.firstIndex(of: "=") else { return (item, item[item.endIndex...]) }
             return (item[..<equals], item[item.index(after: equals)...])
-        }
-    }
-
-    /// Hex digits (either case) as bytes; nil for anything else or an odd count.
-    static func hex(_ text: Substring) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 

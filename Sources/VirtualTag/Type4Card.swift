@@ -57,6 +57,8 @@ public struct Type4Card: VirtualCard {
         /// bytes), if any.
         public var encDataOffset: Int?
         public var fileData: [UInt8]?
+        /// Where the MAC's input starts (SDMMACInputOffset); nil: at the encrypted file data, or empty input.
+        public var macInputOffset: Int?
     }
 
     private enum Selection: Sendable, Hashable {
@@ -73,6 +75,9 @@ public struct Type4Card: VirtualCard {
     private var mirrorPending = false
     /// SDM: the read counter now.
     public private(set) var sdmCounter: UInt32 = 0
+    /// The native NTAG 424 DNA commands and state (keys, file settings, authentication), for a card made with
+    /// ``ntag424(message:uid:)``; nil for other Type 4 cards.
+    public internal(set) var chip: NTAG424Chip?
 
     /// The ATR of an ISO 14443-4 card as a contactless reader builds it (one historical byte, `80`).
     public var atr: [UInt8] { ATR.contactless(historicalBytes: [0x80]) }
@@ -158,6 +163,38 @@ public struct Type4Card: VirtualCard {
         return try Type4Card(message: message, options: options)
     }
 
+    /// An NTAG 424 DNA as it leaves the factory, holding `message`: all five keys zero, the 256-byte NDEF file
+    /// free to read and write, SDM off. `tagrouter write --sun` provisions it with the native commands that
+    /// ``NTAG424Chip`` answers; once SDM is on, every read of the NDEF file mirrors a fresh SUN message with the
+    /// keys the chip holds.
+    /// - Parameters:
+    ///   - message: the NDEF message bytes.
+    ///   - uid: the 7-byte UID.
+    /// - Returns: the card.
+    /// - Throws: ``VirtualTagError`` when the message does not fit or the UID is not 7 bytes.
+    public static func ntag424(message: [UInt8] = [], uid: [UInt8] = [0x04, 0x4F, 0x2A, 0x91, 0x3C, 0x6B, 0x80])
+        throws(VirtualTagError) -> Type4Card
+    {
+        guard uid.count == 7 else { throw .invalidOption(tag: "ntag424", option: "uid", reason: "must be 7 bytes") }
+        var options = Options()
+        options.uid = uid
+        options.fileSize = NTAG424Chip.fileSize
+        var card = try Type4Card(message: message, options: options)
+        card.chip = NTAG424Chip()
+        return card
+    }
+
+    /// What SDM mirrors now: the chip's settings and keys for an NTAG 424 DNA made with ``ntag424(message:uid:)``,
+    /// the fixed mirror of ``sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:)`` otherwise.
+    private var activeMirror: SDMMirror? {
+        guard let chip else { return options.sdm }
+        guard chip.fileOption & 0x40 != 0, let settings = chip.sdm else { return nil }
+        return SDMMirror(
+            metaReadKey: chip.keys[settings.metaReadKey], fileReadKey: chip.keys[settings.fileReadKey],
+            counter: sdmCounter, piccDataOffset: settings.piccDataOffset, macOffset: settings.macOffset,
+            macInputOffset: settings.macInputOffset)
+    }
+
     /// Mirrors a new SUN message into the NDEF file: the counter one higher, fresh padding.
     private mutating func mirror(_ sdm: SDMMirror) {
         sdmCounter &+= 1
@@ -172,14 +209,14 @@ public struct Type4Card: VirtualCard {
                 uid: options.uid, counter: sdmCounter, padding: padding, metaReadKey: sdm.metaReadKey)
         else { return }
         write(picc, at: sdm.piccDataOffset)
-        var macInput: [UInt8] = []
         if let encOffset = sdm.encDataOffset, let fileData = sdm.fileData,
             let encrypted = try? SUNCrypto.fileData(
                 encrypting: fileData, fileReadKey: sdm.fileReadKey, uid: options.uid, counter: sdmCounter)
         {
             write(encrypted, at: encOffset)
-            macInput = Array(ndefFile[encOffset..<sdm.macOffset])
         }
+        let inputStart = sdm.macInputOffset ?? sdm.encDataOffset ?? sdm.macOffset
+        let macInput = Array(ndefFile[inputStart..<sdm.macOffset])
         if let mac = try? SUNCrypto.mac(
             fileReadKey: sdm.fileReadKey, uid: options.uid, counter: sdmCounter, input: macInput)
         {
@@ -207,6 +244,7 @@ public struct Type4Card: VirtualCard {
     /// Forgets the selected application and file.
     public mutating func powerCycled() {
         selection = .none
+        chip?.reset()
     }
 
     /// Answers one command APDU.
@@ -221,6 +259,11 @@ public struct Type4Card: VirtualCard {
             return readBinary(apdu)
         case (0x00, 0xD6):
             return updateBinary(apdu)
+        case (0x90, _) where chip != nil:
+            var native = chip!
+            let answer = native.respond(to: apdu, uid: options.uid, file: &ndefFile)
+            chip = native
+            return answer
         case (0x00, _), (0xFF, _):
             return StatusWord.insNotSupported
         default:
@@ -230,7 +273,7 @@ public struct Type4Card: VirtualCard {
 
     private mutating func select(_ apdu: CommandAPDU) -> [UInt8] {
         switch (apdu.p1, apdu.p2) {
-        case (0x04, 0x00):
+        case (0x04, 0x00), (0x04, 0x0C):
             selection = apdu.data == Self.applicationID(options.mapping) ? .application : .none
             return selection == .application ? StatusWord.ok : StatusWord.notFound
         case (0x00, 0x0C), (0x00, 0x00):
@@ -239,7 +282,7 @@ public struct Type4Card: VirtualCard {
                 selection = .capabilityContainer
             } else if apdu.data == options.fileID {
                 selection = .ndefFile
-                mirrorPending = options.sdm != nil
+                mirrorPending = activeMirror != nil
             } else {
                 return StatusWord.notFound
             }
@@ -250,7 +293,7 @@ public struct Type4Card: VirtualCard {
     }
 
     private mutating func readBinary(_ apdu: CommandAPDU) -> [UInt8] {
-        if selection == .ndefFile, mirrorPending, let sdm = options.sdm {
+        if selection == .ndefFile, mirrorPending, let sdm = activeMirror {
             mirrorPending = false
             mirror(sdm)
         }
@@ -272,6 +315,8 @@ public struct Type4Card: VirtualCard {
     private mutating func updateBinary(_ apdu: CommandAPDU) -> [UInt8] {
         guard selection == .ndefFile else { return StatusWord.noCurrentFile }
         guard !options.isReadOnly else { return StatusWord.failed }
+        // An NTAG 424 DNA whose NDEF file is written only with a key refuses the unauthenticated ISO command.
+        if let chip, !chip.isFreeToWrite { return StatusWord.securityNotSatisfied }
         // P1 bit 8 would name a short file identifier, which this card does not have.
         guard apdu.p1 & 0x80 == 0 else { return StatusWord.wrongParameters }
         let offset = Int(apdu.p1) << 8 | Int(apdu.p2)

@@ -12,7 +12,8 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
     case ultralight
     /// A Type 4 tag: NDEF application v2, MLe 255, standard file.
     case type4
-    /// An NTAG 424 DNA (Type 4); with SUN keys, it mirrors a fresh SUN message on every read
+    /// An NTAG 424 DNA (Type 4) as it leaves the factory (``Type4Card/ntag424(message:uid:)``, keys zero, ready for
+    /// `tagrouter write --sun`); with SUN keys, one that mirrors a fresh SUN message on every read
     /// (``Type4Card/sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:)``).
     case ntag424
     /// MIFARE Classic 1K, NDEF formatted (MAD, public keys).
@@ -44,7 +45,8 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
         case .ntag215: try Type2Card(model: .ntag215, message: message)
         case .ntag216: try Type2Card(model: .ntag216, message: message)
         case .ultralight: try Type2Card(model: .ultralight, message: message)
-        case .type4, .ntag424: try Type4Card(message: message)
+        case .type4: try Type4Card(message: message)
+        case .ntag424: try Type4Card.ntag424(message: message)
         case .classic1k: try MifareClassicCard(model: .classic1K, message: message)
         case .classic4k: try MifareClassicCard(model: .classic4K, message: message)
         case .classicmini: try MifareClassicCard(model: .mini, message: message)
