@@ -122,7 +122,11 @@ public enum TagWriting {
         } catch {
             return .failure("\(error)")
         }
-        if lock, !confirmed, let refusal = askToLock() { return refusal }
+        if lock, !confirmed,
+            let refusal = confirm("--lock makes the tag permanently read-only; this cannot be undone. Continue?")
+        {
+            return refusal
+        }
         do {
             let report = try await readers.withCard(wait: wait) { reader, atr, context in
                 try await write(message, reader: reader, atr: atr, lock: lock, context: context)
@@ -135,17 +139,18 @@ public enum TagWriting {
         }
     }
 
-    /// Asks on the terminal before a tag is made read-only for good.
+    /// Asks on the terminal before something that cannot be undone (`--lock`, `--sun`).
+    /// - Parameter question: the question, ending in "Continue?".
     /// - Returns: nil to go on; the refusal when the answer is not yes or there is no terminal to ask on.
-    private static func askToLock() -> CommandOutput? {
+    static func confirm(_ question: String) -> CommandOutput? {
         guard isatty(STDIN_FILENO) == 1 else {
             return CommandOutput(
                 errors: [
-                    "--lock makes the tag permanently read-only; standard input is not a terminal to confirm on, so add --yes"
+                    question.replacingOccurrences(of: " Continue?", with: "")
+                        + " Standard input is not a terminal to confirm on, so add --yes."
                 ], status: Status.refused)
         }
-        FileHandle.standardError.write(
-            Data("--lock makes the tag permanently read-only; this cannot be undone. Continue? [y/N] ".utf8))
+        FileHandle.standardError.write(Data((question + " [y/N] ").utf8))
         let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased()
         guard answer == "y" || answer == "yes" else {
             return CommandOutput(errors: ["not confirmed: nothing was written"], status: Status.refused)
@@ -196,18 +201,26 @@ struct WriteFailure: Error {
         } else if let cause = error.cause {
             text += " (\(cause))"
         }
-        switch error.code {
-        case .readOnly, .insufficientCapacity, .unsupportedCard, .malformedCapabilityContainer, .malformedTLV,
-            .malformedNDEFFile, .readAccessDenied, .messageTooLarge, .authenticationFailed:
+        status = Self.status(error.code)
+        switch status {
+        case TagWriting.Status.refused:
             sentence = "reader \"\(reader)\": \(text); nothing was written"
-            status = TagWriting.Status.refused
-        case .verificationFailed:
+        case TagWriting.Status.notVerified:
             sentence = "reader \"\(reader)\": \(text)"
-            status = TagWriting.Status.notVerified
-        case .tagRemoved, .unexpectedStatus, .unexpectedResponse:
+        default:
             sentence =
                 "reader \"\(reader)\": \(text); the tag holds its old message, an empty one or the new one: present it again and repeat the write"
-            status = TagWriting.Status.failed
+        }
+    }
+
+    /// The exit status of a failure of this kind.
+    static func status(_ code: NFCTagError.Code) -> Int32 {
+        switch code {
+        case .readOnly, .insufficientCapacity, .unsupportedCard, .malformedCapabilityContainer, .malformedTLV,
+            .malformedNDEFFile, .readAccessDenied, .messageTooLarge, .authenticationFailed:
+            TagWriting.Status.refused
+        case .verificationFailed: TagWriting.Status.notVerified
+        case .tagRemoved, .unexpectedStatus, .unexpectedResponse: TagWriting.Status.failed
         }
     }
 }

@@ -13,6 +13,12 @@ struct WriteCommand: AsyncParsableCommand {
             with the tag untouched. Exit status: 0 written and verified; 1 not written (no reader or tag, pcscd, \
             the tag left mid-write); 2 refused, tag untouched (read-only, too large, unsupported tag, --lock not \
             confirmed or impossible); 3 written but the read-back differs; 64 bad options.
+
+            With --sun, provisions an NTAG 424 DNA for SUN (docs/tags.md): the URL of --uri with the SUN items \
+            appended, SDM switched on, and keys 1 (SDMMetaRead), 2 (SDMFileRead) and 0 (AppMasterKey) changed to \
+            the keys held by the environment variables named by --meta-read-key, --file-read-key and --master-key; \
+            the tag is then read back and its message verified. --dry-run lists the commands and changes nothing. \
+            A tag taken away at any moment is finished by running the same command again.
             """)
 
     @Option(help: "Write one URI record, such as https://example.com/door.")
@@ -50,6 +56,48 @@ struct WriteCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Do not ask for confirmation before --lock.")
     var yes = false
 
+    @Flag(help: "Provision an NTAG 424 DNA for SUN with the URL of --uri (see below); asks for confirmation.")
+    var sun = false
+
+    @Option(help: ArgumentHelp("--sun: the environment variable holding the new K_SDMMetaRead.", valueName: "var"))
+    var metaReadKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "--sun: the environment variable holding the new K_SDMFileRead (or the master key it is diversified from).",
+            valueName: "var"))
+    var fileReadKey: String?
+
+    @Option(help: ArgumentHelp("--sun: the environment variable holding the new AppMasterKey.", valueName: "var"))
+    var masterKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "--sun: the environment variable holding the tag's AppMasterKey now (default: the factory key).",
+            valueName: "var"))
+    var currentMasterKey: String?
+
+    @Option(help: ArgumentHelp("--sun: the variable holding key 1 now (default: the factory key).", valueName: "var"))
+    var currentMetaReadKey: String?
+
+    @Option(help: ArgumentHelp("--sun: the variable holding key 2 now (default: the factory key).", valueName: "var"))
+    var currentFileReadKey: String?
+
+    @Option(help: "--sun: the query item of the PICCData (the rule's piccData).")
+    var piccDataItem = "p"
+
+    @Option(help: "--sun: the query item of the MAC (the rule's mac).")
+    var macItem = "m"
+
+    @Option(help: "--sun: diversify the file read key per UID, with this application ID (the rule's diversify).")
+    var diversifyApplicationID: String?
+
+    @Option(help: "--sun: the system identifier of the diversification, as hex.")
+    var diversifySystemIdentifier: String?
+
+    @Flag(help: "--sun: authenticate and list the commands that would be sent; change nothing.")
+    var dryRun = false
+
     @Flag(
         help: """
             Print one JSON document: {"reader", "uid", "tech", "atr", "records", "bytes", "capacity", \
@@ -67,7 +115,65 @@ struct WriteCommand: AsyncParsableCommand {
         return given.count == 1 ? given[0] : nil
     }
 
+    /// `--sun`'s options, when given and complete.
+    private var sunOptions: SUNProvisioning.Options? {
+        guard sun, let uri, let metaReadKey, let fileReadKey, let masterKey else { return nil }
+        var options = SUNProvisioning.Options(
+            uri: uri, metaReadKey: metaReadKey, fileReadKey: fileReadKey, masterKey: masterKey)
+        options.current = [currentMasterKey, currentMetaReadKey, currentFileReadKey]
+        options.piccItem = piccDataItem
+        options.macItem = macItem
+        options.dryRun = dryRun
+        if let diversifyApplicationID, let diversifySystemIdentifier {
+            options.diversification = try? SUNProvisioning.diversification(
+                applicationID: diversifyApplicationID, systemIdentifier: diversifySystemIdentifier)
+        }
+        return options
+    }
+
+    private func validateSUN() throws {
+        let sunOnly: [(String, Bool)] = [
+            ("--meta-read-key", metaReadKey != nil), ("--file-read-key", fileReadKey != nil),
+            ("--master-key", masterKey != nil), ("--current-master-key", currentMasterKey != nil),
+            ("--current-meta-read-key", currentMetaReadKey != nil),
+            ("--current-file-read-key", currentFileReadKey != nil), ("--picc-data-item", piccDataItem != "p"),
+            ("--mac-item", macItem != "m"), ("--diversify-application-id", diversifyApplicationID != nil),
+            ("--diversify-system-identifier", diversifySystemIdentifier != nil), ("--dry-run", dryRun),
+        ]
+        guard sun else {
+            if let given = sunOnly.first(where: \.1) { throw ValidationError("\(given.0) goes with --sun") }
+            return
+        }
+        guard uri != nil, text == nil, ndef == nil, file == nil, !haTag else {
+            throw ValidationError("--sun writes the URL of --uri, and nothing else")
+        }
+        guard !lock else { throw ValidationError("--sun and --lock do not go together: --sun sets who may write") }
+        guard metaReadKey != nil, fileReadKey != nil, masterKey != nil else {
+            throw ValidationError("--sun needs --meta-read-key, --file-read-key and --master-key")
+        }
+        do {
+            switch (diversifyApplicationID, diversifySystemIdentifier) {
+            case (nil, nil):
+                break
+            case (let application?, let system?):
+                _ = try SUNProvisioning.diversification(applicationID: application, systemIdentifier: system)
+            default:
+                throw CommandFailure("--diversify-application-id and --diversify-system-identifier go together")
+            }
+            for (variable, option) in [
+                (metaReadKey, "--meta-read-key"), (fileReadKey, "--file-read-key"), (masterKey, "--master-key"),
+                (currentMasterKey, "--current-master-key"), (currentMetaReadKey, "--current-meta-read-key"),
+                (currentFileReadKey, "--current-file-read-key"),
+            ] {
+                if let variable { _ = try SUNProvisioning.variableName(variable, option: option) }
+            }
+        } catch let error as CommandFailure {
+            throw ValidationError(error.description)
+        }
+    }
+
     func validate() throws {
+        try validateSUN()
         guard let content else {
             throw ValidationError("give exactly one of --uri, --text, --ndef, --file, --ha-tag")
         }
@@ -80,6 +186,12 @@ struct WriteCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let sunOptions {
+            try await SUNProvisioning.provision(
+                sunOptions, readers: readers.filter, wait: wait, confirmed: yes, json: json
+            ).finish()
+            return
+        }
         guard let content else {
             throw ValidationError("give exactly one of --uri, --text, --ndef, --file, --ha-tag")
         }
