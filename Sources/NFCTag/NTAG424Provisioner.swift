@@ -68,7 +68,8 @@ public struct NTAG424Provisioner: Sendable {
                 (piccItem + macItem).allSatisfy(names.contains)
             else {
                 throw NFCTagError(
-                    .unsupportedCard, "the SUN query items must be two different names of letters, digits, '-', '_', '.'")
+                    .unsupportedCard,
+                    "the SUN query items must be two different names of letters, digits, '-', '_', '.'")
             }
             let picc = piccItem + "=" + String(repeating: "0", count: 32)
             let mac = macItem + "=" + String(repeating: "0", count: 16)
@@ -103,9 +104,8 @@ public struct NTAG424Provisioner: Sendable {
         public var planned: [String]
         /// The keys changed (0, 1, 2).
         public var keysChanged: [Int]
-        /// Whether the tag was found part-provisioned by an earlier run with the same keys, which this one
-        /// finished.
-        public var resumed: Bool
+        /// The keys found to hold their new value already (an earlier run, complete or interrupted, set them).
+        public var keysAlreadyNew: [Int]
         /// The read counter of the SUN message read back and verified; nil in a dry run.
         public var counter: UInt32?
     }
@@ -147,7 +147,8 @@ public struct NTAG424Provisioner: Sendable {
         do {
             fileReadKey = try keys.fileRead(uid)
         } catch {
-            throw NFCTagError(.authenticationFailed, "the SDMFileRead key for UID \(HexText.string(uid, uppercase: true)): \(error)")
+            throw NFCTagError(
+                .authenticationFailed, "the SDMFileRead key for UID \(HexText.string(uid, uppercase: true)): \(error)")
         }
         let new = [keys.master, keys.metaRead, fileReadKey]
         // Which key each of keys 1, 2 and 0 holds; key 0 last, so that its session stays open.
@@ -155,7 +156,7 @@ public struct NTAG424Provisioner: Sendable {
         for number in [1, 2, 0] {
             holdsNew[number] = try await run.probe(UInt8(number), current: keys.current[number], new: new[number])
         }
-        let resumed = holdsNew.contains { $0.value && keys.current[$0.key] != new[$0.key] }
+        let alreadyNew = [1, 2, 0].filter { holdsNew[$0] == true }
         guard var session = run.session else {
             throw NFCTagError(.unexpectedResponse, "no session after authenticating with key 0")
         }
@@ -191,7 +192,7 @@ public struct NTAG424Provisioner: Sendable {
         run.log.append("GetFileSettings file 02: \(settings)")
         if dryRun {
             return Result(
-                uid: uid, sent: run.log, planned: plan.map(\.0), keysChanged: keysChanged, resumed: resumed,
+                uid: uid, sent: run.log, planned: plan.map(\.0), keysChanged: keysChanged, keysAlreadyNew: alreadyNew,
                 counter: nil)
         }
 
@@ -212,10 +213,12 @@ public struct NTAG424Provisioner: Sendable {
             }
             run.log.append(description)
         }
-        let counter = try await verify(template, uid: uid, metaReadKey: keys.metaRead, fileReadKey: fileReadKey, atr: atr, channel: channel)
+        let counter = try await verify(
+            template, uid: uid, metaReadKey: keys.metaRead, fileReadKey: fileReadKey, atr: atr, channel: channel)
         run.log.append("read back: the SUN message is verified with the new keys, read counter \(counter)")
         return Result(
-            uid: uid, sent: run.log, planned: [], keysChanged: keysChanged, resumed: resumed, counter: counter)
+            uid: uid, sent: run.log, planned: [], keysChanged: keysChanged, keysAlreadyNew: alreadyNew, counter: counter
+        )
     }
 
     private enum Operation {
@@ -246,12 +249,14 @@ public struct NTAG424Provisioner: Sendable {
         func bytes(at fileOffset: Int, count: Int) -> [UInt8]? {
             HexText.bytes(String(decoding: message[(fileOffset - 2)..<(fileOffset - 2 + 2 * count)], as: UTF8.self))
         }
-        guard let picc = bytes(at: template.piccDataOffset, count: 16), let mac = bytes(at: template.macOffset, count: 8)
+        guard let picc = bytes(at: template.piccDataOffset, count: 16),
+            let mac = bytes(at: template.macOffset, count: 8)
         else { throw NFCTagError(.verificationFailed, "the tag read back mirrors no SUN message") }
         let verdict = SUNCrypto.verify(
             piccData: picc, mac: mac, encData: nil, macInput: [], metaReadKey: metaReadKey, fileReadKey: fileReadKey)
         guard case .verified(let sun) = verdict, sun.uid == uid else {
-            throw NFCTagError(.verificationFailed, "the SUN message read back does not verify with the new keys (\(verdict))")
+            throw NFCTagError(
+                .verificationFailed, "the SUN message read back does not verify with the new keys (\(verdict))")
         }
         return sun.counter
     }
@@ -282,7 +287,8 @@ private struct Run<Channel: CardChannel> {
             guard response.status == (frames.count < 2 ? 0x91AF : 0x9100) else {
                 throw NFCTagError(
                     .unsupportedCard,
-                    "GetVersion answered status \(CommandName.hex(response.bytes.suffix(2), separator: " ")): not an NTAG 424 DNA")
+                    "GetVersion answered status \(CommandName.hex(response.bytes.suffix(2), separator: " ")): not an NTAG 424 DNA"
+                )
             }
             frames.append(Array(response.data))
             command = [0x90, 0xAF, 0x00, 0x00, 0x00]

@@ -96,7 +96,8 @@ public enum SUNProvisioning {
                 throw CommandFailure("\(option): the environment variable \(name) is not set")
             }
             guard let bytes = HexText.bytes(value.trimmingCharacters(in: .whitespaces)), bytes.count == 16 else {
-                throw CommandFailure("\(option): the environment variable \(name) is not 32 hex digits (an AES-128 key)")
+                throw CommandFailure(
+                    "\(option): the environment variable \(name) is not 32 hex digits (an AES-128 key)")
             }
             return bytes
         }
@@ -106,7 +107,9 @@ public enum SUNProvisioning {
         var current: [[UInt8]] = []
         for (number, variable) in options.current.enumerated() {
             let option = ["--current-master-key", "--current-meta-read-key", "--current-file-read-key"][number]
-            current.append(try variable.map { variable throws(CommandFailure) in try key(variable, option) } ?? NTAG424Provisioner.Keys.factory)
+            current.append(
+                try variable.map { variable throws(CommandFailure) in try key(variable, option) }
+                    ?? NTAG424Provisioner.Keys.factory)
         }
         let diversification = options.diversification
         return NTAG424Provisioner.Keys(
@@ -134,7 +137,8 @@ public enum SUNProvisioning {
         let template: NTAG424Provisioner.Template
         do {
             keys = try Self.keys(options, environment: environment ?? ProcessInfo.processInfo.environment)
-            template = try NTAG424Provisioner.Template(uri: options.uri, piccItem: options.piccItem, macItem: options.macItem)
+            template = try NTAG424Provisioner.Template(
+                uri: options.uri, piccItem: options.piccItem, macItem: options.macItem)
         } catch let error as CommandFailure {
             return CommandOutput(errors: [error.description], status: TagWriting.Status.refused)
         } catch {
@@ -215,8 +219,8 @@ public struct SUNProvisionReport: Encodable, Sendable {
     public var planned: [String]
     /// The keys changed.
     public var keysChanged: [Int]
-    /// Whether an earlier, interrupted run was finished.
-    public var resumed: Bool
+    /// The keys that held their new value already.
+    public var keysAlreadyNew: [Int]
     /// The read counter of the message read back and verified.
     public var counter: UInt32?
 
@@ -228,7 +232,7 @@ public struct SUNProvisionReport: Encodable, Sendable {
         sent = result.sent
         planned = result.planned
         keysChanged = result.keysChanged
-        resumed = result.resumed
+        keysAlreadyNew = result.keysAlreadyNew
         counter = result.counter
     }
 
@@ -240,14 +244,11 @@ public struct SUNProvisionReport: Encodable, Sendable {
         if dryRun {
             lines.append("dry run: nothing was changed")
         } else if let counter {
-            lines.append(
-                "provisioned: keys \(keysChanged.map(String.init).joined(separator: ", ").nonEmpty ?? "unchanged")"
-                    + "\(resumed ? " (an interrupted run finished)" : ""); SUN message verified, read counter \(counter)")
+            func list(_ keys: [Int]) -> String { keys.map(String.init).joined(separator: ", ") }
+            var done = keysChanged.isEmpty ? "no key changed" : "keys \(list(keysChanged)) changed"
+            if !keysAlreadyNew.isEmpty { done += ", keys \(list(keysAlreadyNew)) already held the new keys" }
+            lines.append("provisioned: \(done); SUN message verified, read counter \(counter)")
         }
         return lines
     }
-}
-
-extension String {
-    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -127,7 +127,8 @@ public struct EV2Session: Sendable, Hashable {
         guard mode != .plain else { return response }
         guard response.count >= 8 else { throw EV2Error("the answer has no MAC (\(response.count) bytes)") }
         let data = Array(response.dropLast(8))
-        guard SUNCrypto.constantTimeEqual(mac([status] + counterBytes + transactionID + data), Array(response.suffix(8)))
+        guard
+            SUNCrypto.constantTimeEqual(mac([status] + counterBytes + transactionID + data), Array(response.suffix(8)))
         else { throw EV2Error("the answer's MAC is wrong") }
         guard mode == .full, !data.isEmpty else { return data }
         guard data.count % 16 == 0,
@@ -211,7 +212,8 @@ public struct EV2Session: Sendable, Hashable {
     ///   - keyNumber: the key being changed.
     ///   - oldKey: the tag's value for it now.
     /// - Returns: the new key and its version.
-    public func readChangeKeyData(_ data: [UInt8], keyNumber: UInt8, oldKey: [UInt8]) -> (key: [UInt8], version: UInt8)? {
+    public func readChangeKeyData(_ data: [UInt8], keyNumber: UInt8, oldKey: [UInt8]) -> (key: [UInt8], version: UInt8)?
+    {
         if keyNumber == self.keyNumber {
             guard data.count == 17 else { return nil }
             return (Array(data.prefix(16)), data[16])
@@ -361,7 +363,9 @@ public enum EV2Authentication {
                 key: key, rndA: rndA, rndB: rndB, transactionID: transactionID, keyNumber: keyNumber)
         else { return nil }
         let caps = [UInt8](repeating: 0, count: 12)
-        return (EV2Session.cbc(encrypt: transactionID + rotated(rndA) + caps, key: key, iv: SUNCrypto.zeroBlock), session)
+        return (
+            EV2Session.cbc(encrypt: transactionID + rotated(rndA) + caps, key: key, iv: SUNCrypto.zeroBlock), session
+        )
     }
 
     static func rotated(_ bytes: [UInt8]) -> [UInt8] {

@@ -184,7 +184,9 @@ public struct NTAG424Chip: Sendable {
             settings += le24(sdm.piccDataOffset) + le24(sdm.macInputOffset) + le24(sdm.macOffset)
         }
         if session != nil {
-            guard session!.open(0xF5, headerLength: 1, body: body, mode: .mac) != nil else { return Self.integrityError }
+            guard session!.open(0xF5, headerLength: 1, body: body, mode: .mac) != nil else {
+                return Self.integrityError
+            }
         }
         return finish(settings, mode: .mac)
     }

@@ -178,8 +178,8 @@ import enum TestSupport.TagRouterBinary
             #expect(unconfirmed.status == 2)
             #expect(
                 unconfirmed.standardError
-                    == "--lock makes the tag permanently read-only; standard input is not a terminal to confirm on, "
-                    + "so add --yes\n")
+                    == "--lock makes the tag permanently read-only; this cannot be undone. Standard input is not a "
+                    + "terminal to confirm on, so add --yes.\n")
             #expect(try #require(after as? Type2Card).memory == card.memory)
 
             let type4 = try Type4Card(message: [])
