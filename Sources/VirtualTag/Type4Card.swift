@@ -172,7 +172,7 @@ public struct Type4Card: VirtualCard {
     ///   - uid: the 7-byte UID.
     /// - Returns: the card.
     /// - Throws: ``VirtualTagError`` when the message does not fit or the UID is not 7 bytes.
-    public static func ntag424(message: [UInt8] = [], uid: [UInt8] = [0x04, 0x4F, 0x2A, 0x91, 0x3C, 0x6B, 0x80])
+    public static func ntag424(message: [UInt8] = [], uid: [UInt8] = Options().uid)
         throws(VirtualTagError) -> Type4Card
     {
         guard uid.count == 7 else { throw .invalidOption(tag: "ntag424", option: "uid", reason: "must be 7 bytes") }

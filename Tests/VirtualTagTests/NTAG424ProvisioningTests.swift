@@ -51,7 +51,7 @@ struct NTAG424ProvisioningTests {
         #expect(result.keysChanged == [1, 2, 0])
         #expect(result.counter == 1)
         #expect(result.keysAlreadyNew == [])
-        #expect(result.uid == [0x04, 0x4F, 0x2A, 0x91, 0x3C, 0x6B, 0x80])
+        #expect(result.uid == [0x04, 0x52, 0x61, 0x7A, 0x3C, 0x69, 0x80])
         let chip = try #require(channel.card.chip)
         #expect(chip.keys[0] == Self.master && chip.keys[1] == Self.meta && chip.keys[2] == Self.file)
         #expect(chip.keyVersions[0...2] == [1, 1, 1])
