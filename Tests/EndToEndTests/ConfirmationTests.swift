@@ -77,6 +77,25 @@ import VirtualTag
         }
     }
 
+    @Test("a question nobody answers expires with the notification, and nothing opens")
+    func anUnansweredQuestionOpensNothing() async throws {
+        try await DesktopSession.with { desktop in
+            try await Self.withOpener { path, opened in
+                var environment = desktop.environment
+                environment["PATH"] = path
+                try await RouterHarness.with(rules: Self.rules, environment: environment) { harness in
+                    let tag = try harness.present(uri: "https://example.com/unanswered")
+                    try await Self.waitForNotifications(1, desktop, harness)
+                    // Debian's dunst shows a normal notification for 10 seconds, then closes it as expired.
+                    try await harness.router.waitForLog("open declined (not confirmed)", timeout: .seconds(40))
+                    #expect(opened().isEmpty)
+                    #expect(try await desktop.dunstctl(["count", "displayed"]) == "0")
+                    try await harness.remove(tag, slot: 0)
+                }
+            }
+        }
+    }
+
     @Test("with no notification server nothing opens, and the router says why once")
     func noServerNothingOpens() async throws {
         try await DesktopSession.with(notificationServer: false) { desktop in
