@@ -58,8 +58,9 @@ extension StateDatabase {
             )
             var due: [Delivery] = []
             while due.count < limit, let row = try rows.next() {
-                let delivery = Self.delivery(row)
-                if !excluded.contains(delivery.id) { due.append(delivery) }
+                // In flight: skipped before its headers and transport are decoded.
+                let id: Int64 = row["id"]
+                if !excluded.contains(id) { due.append(Self.delivery(row)) }
             }
             return due
         }
