@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "TagActions",
             dependencies: [
-                "NDEF", "TagRules", "WebhookRetry", "MQTTClient", "StateStore",
+                "NDEF", "TagRules", "WebhookRetry", "MQTTClient", "StateStore", "PeriodicWork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -117,8 +117,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Work done every so often by a service, stopped at graceful shutdown: ServiceLifecycle only, so that
-        // TagActions may use it too.
+        // Work done every so often by a service, stopped at graceful shutdown, and the wakeup a service sleeps on:
+        // ServiceLifecycle only, so that TagActions may use it too.
         .target(
             name: "PeriodicWork",
             dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],

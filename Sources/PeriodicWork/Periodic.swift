@@ -26,6 +26,15 @@ public enum Periodic {
         return !isStopping
     }
 
+    /// Waits until `wakeup` is signaled, unless graceful shutdown or cancellation come first.
+    /// - Parameter wakeup: what to wait for.
+    /// - Returns: `true` once signaled; `false` as soon as graceful shutdown or cancellation came.
+    public static func wait(for wakeup: Wakeup) async -> Bool {
+        guard !isStopping else { return false }
+        await cancelWhenGracefulShutdown { await wakeup.wait(for: nil) }
+        return !isStopping
+    }
+
     /// Whether the current task is to stop: cancelled, or in graceful shutdown.
     public static var isStopping: Bool { Task.isCancelled || Task.isShuttingDownGracefully }
 }

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PeriodicWork
 public import ServiceLifecycle
 public import StateStore
 import Synchronization

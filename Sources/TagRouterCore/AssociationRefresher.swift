@@ -11,7 +11,8 @@ import UnixSignals
 /// Keeps the live association files of the rules fresh (docs/rules.md, "Live association files"): at start the
 /// cached copies are installed in the ``RuleStore``; then each domain is fetched when it has never been, every
 /// ``interval`` after a success, every ``retryInterval`` after a failure, and at once on SIGHUP. A copy written
-/// by `tagrouter aasa refresh` is picked up within a second. Fetching happens here, never on a tap's path: a
+/// by `tagrouter aasa refresh` is picked up within a second. Rules that name no live domain cost nothing: the
+/// refresher then sleeps until the rules are reloaded. Fetching happens here, never on a tap's path: a
 /// tap matches with the files installed at that moment.
 public final class AssociationRefresher: Service, CustomStringConvertible {
     /// The default refresh interval: 24 hours.
@@ -71,6 +72,10 @@ public final class AssociationRefresher: Service, CustomStringConvertible {
 
     private func refreshLoop() async {
         await Periodic.every(tick) {
+            // Rules that name no live domain leave nothing to keep fresh: no tick until they are reloaded.
+            while store.ruleSet.liveDomains.isEmpty {
+                guard await Periodic.wait(for: store.reloaded) else { return }
+            }
             loadCache()
             let forced = isForced.exchange(false, ordering: .relaxed)
             let now = Date()

@@ -1,4 +1,5 @@
 public import Logging
+public import PeriodicWork
 import Synchronization
 public import TagRules
 
@@ -11,6 +12,9 @@ public final class RuleStore: Sendable {
     /// The rules with the live association files' components swapped in, and those files.
     /// The generation counts reloads, so a swap computed outside the lock never undoes a reload.
     private let current: Mutex<(ruleSet: RuleSet, associations: [String: AssociationFile], generation: Int)>
+    /// Signaled after every successful ``reload()``: the association refresher, with no live domain to keep,
+    /// sleeps on it instead of ticking.
+    public let reloaded = Wakeup()
 
     /// Creates the store with rules already loaded.
     /// - Parameters:
@@ -75,6 +79,7 @@ public final class RuleStore: Sendable {
         }
         logger.info(
             "rules.reloaded", metadata: ["rules.count": "\(result.ruleCount)", "rules.files": "\(result.fileCount)"])
+        reloaded.signal()
         return true
     }
 

@@ -269,4 +269,37 @@ struct AssociationRefreshTests {
             group.cancelAll()
         }
     }
+
+    /// Rules that name no live domain leave the refresher asleep, fetching nothing; the reload that adds one
+    /// wakes it, and it fetches the new domain at once.
+    @Test func aReloadThatAddsALiveDomainWakesTheRefresher() async throws {
+        let fixture = try await AssociationFixture.start { _, _ in .status(200, body: fileBytes) }
+        defer { Task { await fixture.stop() } }
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let rules = fixture.directory + "/rules/shop.yaml"
+        try Data("version: 1\nrules:\n  - { name: plain, match: { uid: [\"04A1\"] }, run: [/bin/true] }\n".utf8)
+            .write(to: URL(fileURLWithPath: rules))
+        let store = RuleStore(
+            sources: [fixture.directory + "/rules"], environment: [:],
+            initial: try RuleSet.load(sources: [fixture.directory + "/rules"], environment: [:]).get(), logger: logger)
+        #expect(store.ruleSet.liveDomains.isEmpty)
+        let refresher = AssociationRefresher(
+            store: store, cache: try fixture.cache(), fetcher: try fixture.fetcher(), tick: .milliseconds(50),
+            logger: logger)
+        let event = AssociationFixture.event("https://\(domain)/shop/1")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await refresher.run() }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(fixture.server.requests.isEmpty)
+            try Data(AssociationFixture.rules.utf8).write(to: URL(fileURLWithPath: rules))
+            #expect(store.reload())
+            let deadline = ContinuousClock.now + .seconds(20)
+            while store.ruleSet.match(event).isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(store.ruleSet.match(event).count == 1)
+            #expect(fixture.server.requests.count == 1)
+            group.cancelAll()
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import LiveAssociations
 import Logging
 import PeriodicWork
 import ServiceLifecycleTestKit
@@ -97,6 +98,28 @@ struct GracefulShutdownTests {
             }
         }
         #expect(fixture.server.requests.count == 1)
+    }
+
+    @Test("AssociationRefresher with no live domain returns when graceful shutdown comes while it sleeps")
+    func associationRefresherAsleep() async throws {
+        let directory = NSTemporaryDirectory() + "refresher-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data("version: 1\nrules:\n  - { name: plain, match: { uid: [\"04A1\"] }, run: [/bin/true] }\n".utf8)
+            .write(to: URL(fileURLWithPath: directory + "/plain.yaml"))
+        let ruleSet = try RuleSet.load(sources: [directory], environment: [:]).get()
+        let store = RuleStore(sources: [directory], environment: [:], initial: ruleSet, logger: Self.quiet)
+        let refresher = AssociationRefresher(
+            store: store, cache: nil, fetcher: try AssociationFetcher(configuration: .init()), interval: Self.hour,
+            tick: .milliseconds(10),
+            logger: Self.quiet)
+        try await testGracefulShutdown { trigger in
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await refresher.run() }
+                try await Task.sleep(for: .milliseconds(100))
+                trigger.triggerGracefulShutdown()
+            }
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A one-waiter doorbell: ``signal()`` wakes the pending ``wait(for:)`` or the next one.
-final class Wakeup: Sendable {
+public final class Wakeup: Sendable {
     private struct State {
         var isSignaled = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -9,8 +9,11 @@ final class Wakeup: Sendable {
 
     private let state = Mutex(State())
 
+    /// Creates a wakeup, not signaled.
+    public init() {}
+
     /// Rings the bell.
-    func signal() {
+    public func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -23,7 +26,7 @@ final class Wakeup: Sendable {
     }
 
     /// Waits for a signal, at most `timeout` if given, or until the task is cancelled.
-    func wait(for timeout: Duration?) async {
+    public func wait(for timeout: Duration?) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
             if let timeout {
