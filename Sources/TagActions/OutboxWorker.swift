@@ -119,6 +119,9 @@ public final class OutboxWorker: Service, Sendable {
     private func deliverLoop(sender: WebhookSender) async {
         var generator = SystemRandomNumberGenerator()
         var inFlight: Set<Int64> = []
+        // Due rows read from the database ahead of room to start them, none in flight: one query per
+        // `maxInFlight` deliveries of a backlog instead of one per attempt that ends.
+        var readAhead: [Delivery] = []
         var unrecorded: [DeliveryOutcome] = []
         var databaseFailedAt: ContinuousClock.Instant?
         await withTaskGroup(of: Event.self) { group in
@@ -141,7 +144,8 @@ public final class OutboxWorker: Service, Sendable {
                 }
                 if !stopping && !databaseResting {
                     do {
-                        for delivery in try takeDue(room: configuration.maxInFlight - inFlight.count, inFlight) {
+                        let room = configuration.maxInFlight - inFlight.count
+                        for delivery in try takeDue(room: room, inFlight, readAhead: &readAhead) {
                             inFlight.insert(delivery.id)
                             group.addImmediateTask { .attempted(delivery, await sender.attempt(delivery)) }
                         }
@@ -183,10 +187,11 @@ public final class OutboxWorker: Service, Sendable {
     }
 
     /// The deliveries to start now, at most `room`: those ``enqueue(_:)`` handed over if there are any (started
-    /// without a query, so a tap's webhook waits for no read of the database), otherwise those due in the state
-    /// database, none of `inFlight`. Deliveries due meanwhile are found on the loop's next turn: its wait is then
+    /// without a query, so a tap's webhook waits for no read of the database), otherwise those read ahead, and
+    /// when none are left, those due in the state database, none of `inFlight`, up to `maxInFlight` of them, the
+    /// rest kept in `readAhead`. Deliveries due meanwhile are found on the loop's next turn: its wait is then
     /// computed as zero.
-    private func takeDue(room: Int, _ inFlight: Set<Int64>) throws -> [Delivery] {
+    private func takeDue(room: Int, _ inFlight: Set<Int64>, readAhead: inout [Delivery]) throws -> [Delivery] {
         guard room > 0 else { return [] }
         return try inserted.withLock { fresh in
             if !fresh.isEmpty {
@@ -194,8 +199,14 @@ public final class OutboxWorker: Service, Sendable {
                 fresh.removeFirst(min(fresh.count, room))
                 return starting
             }
-            return try database.due(
-                .webhook, now: Timestamp.milliseconds(Date()), limit: room, excluding: inFlight)
+            if readAhead.isEmpty {
+                readAhead = try database.due(
+                    .webhook, now: Timestamp.milliseconds(Date()), limit: configuration.maxInFlight,
+                    excluding: inFlight)
+            }
+            let starting = Array(readAhead.prefix(room))
+            readAhead.removeFirst(starting.count)
+            return starting
         }
     }
 
