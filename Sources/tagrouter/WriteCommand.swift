@@ -148,6 +148,10 @@ struct WriteCommand: AsyncParsableCommand {
             throw ValidationError("--sun writes the URL of --uri, and nothing else")
         }
         guard !lock else { throw ValidationError("--sun and --lock do not go together: --sun sets who may write") }
+        guard uri?.contains("#") == false else {
+            throw ValidationError(
+                "--sun: the URL has a fragment (#…); the SUN items end the URL, so give it without one")
+        }
         guard metaReadKey != nil, fileReadKey != nil, masterKey != nil else {
             throw ValidationError("--sun needs --meta-read-key, --file-read-key and --master-key")
         }

@@ -99,6 +99,11 @@ import enum TestSupport.TagRouterBinary
             ], environment: [:])
         #expect(literal.status == 64, "\(literal.standardError)")
         #expect(literal.standardError.contains("not the key"), "\(literal.standardError)")
+        let fragment = try await TagRouterBinary.run(
+            Self.command.map { $0 == "https://door.example/open" ? "https://door.example/open#x" : $0 },
+            environment: [:])
+        #expect(fragment.status == 64, "\(fragment.standardError)")
+        #expect(fragment.standardError.contains("fragment"), "\(fragment.standardError)")
         let unset = try await TagRouterBinary.run(Self.command + ["--yes"], environment: [:])
         #expect(unset.status == 2, "\(unset.standardError)")
         #expect(unset.standardError.contains("DOOR_MASTER_KEY is not set"), "\(unset.standardError)")
