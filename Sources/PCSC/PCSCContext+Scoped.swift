@@ -23,3 +23,27 @@ extension PCSCContext {
         }
     }
 }
+
+extension PCSCContext {
+    /// Connects to the card in `reader` on the context's thread (``withThread(_:)``), runs `body` with the
+    /// connection and disconnects afterwards, whether `body` returns or throws: how a command (`write`,
+    /// `write --sun`) works on one card.
+    /// - Parameters:
+    ///   - reader: the reader's name.
+    ///   - body: what to do with the card.
+    /// - Returns: what `body` returns.
+    /// - Throws: ``PCSCError`` when the connection fails, or what `body` throws.
+    public func withConnection<T>(to reader: String, _ body: (CardConnection) async throws -> T) async throws -> T {
+        try await withThread {
+            let connection = try await connect(to: reader)
+            do {
+                let result = try await body(connection)
+                await connection.disconnect()
+                return result
+            } catch {
+                await connection.disconnect()
+                throw error
+            }
+        }
+    }
+}

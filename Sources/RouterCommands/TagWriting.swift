@@ -164,16 +164,8 @@ public enum TagWriting {
     ) async throws -> WriteReport {
         let result: TagWriteResult
         do {
-            result = try await context.withThread {
-                let connection = try await context.connect(to: reader)
-                do {
-                    let result = try await TagWriter().write(message, atr: atr, channel: connection, lock: lock)
-                    await connection.disconnect()
-                    return result
-                } catch {
-                    await connection.disconnect()
-                    throw error
-                }
+            result = try await context.withConnection(to: reader) { connection in
+                try await TagWriter().write(message, atr: atr, channel: connection, lock: lock)
             }
         } catch let error as PCSCError {
             throw CommandFailure("\(error)")
