@@ -61,7 +61,7 @@ public struct NTAG424Provisioner: Sendable {
         ///   - piccItem: the PICCData's query item (`p`, as in the rule's `piccData: p`).
         ///   - macItem: the MAC's query item (`m`).
         /// - Throws: `NFCTagError.messageTooLarge` when the message does not fit the 256-byte NDEF file,
-        ///   `.unsupportedCard` for an empty or ill-formed item name.
+        ///   `.unsupportedCard` for an empty or ill-formed item name, or a URL with a fragment.
         public init(uri: String, piccItem: String = "p", macItem: String = "m") throws(NFCTagError) {
             let names = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
             guard !piccItem.isEmpty, !macItem.isEmpty, piccItem != macItem,
@@ -70,6 +70,10 @@ public struct NTAG424Provisioner: Sendable {
                 throw NFCTagError(
                     .unsupportedCard,
                     "the SUN query items must be two different names of letters, digits, '-', '_', '.'")
+            }
+            guard !uri.contains("#") else {
+                throw NFCTagError(
+                    .unsupportedCard, "the URL has a fragment (#…); the SUN items end the URL, so give it without one")
             }
             let picc = piccItem + "=" + String(repeating: "0", count: 32)
             let mac = macItem + "=" + String(repeating: "0", count: 16)

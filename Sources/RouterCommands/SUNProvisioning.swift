@@ -81,6 +81,31 @@ public enum SUNProvisioning {
         return application + system
     }
 
+    /// Checks the options before anything runs: each key option names a variable (not a key), and the URL
+    /// template can be made.
+    /// - Parameter options: the options.
+    /// - Throws: ``CommandFailure`` naming the option at fault.
+    public static func validate(_ options: Options) throws(CommandFailure) {
+        for (variable, option) in keyOptions(options) {
+            if let variable { _ = try variableName(variable, option: option) }
+        }
+        do {
+            _ = try NTAG424Provisioner.Template(uri: options.uri, piccItem: options.piccItem, macItem: options.macItem)
+        } catch {
+            throw CommandFailure("--uri \(PrintableText.line(options.uri)): \(error.message)")
+        }
+    }
+
+    /// Each key option's variable and the option's name: the new keys, then keys 0, 1 and 2 as they are now.
+    private static func keyOptions(_ options: Options) -> [(String?, String)] {
+        [
+            (options.masterKey, "--master-key"), (options.metaReadKey, "--meta-read-key"),
+            (options.fileReadKey, "--file-read-key"),
+        ]
+            + zip(options.current, ["--current-master-key", "--current-meta-read-key", "--current-file-read-key"])
+            .map { ($0, $1) }
+    }
+
     /// The keys, read from the environment.
     /// - Parameters:
     ///   - options: the options.
@@ -101,16 +126,14 @@ public enum SUNProvisioning {
             }
             return bytes
         }
-        let master = try key(options.masterKey, "--master-key")
-        let metaRead = try key(options.metaReadKey, "--meta-read-key")
-        let fileRead = try key(options.fileReadKey, "--file-read-key")
-        var current: [[UInt8]] = []
-        for (number, variable) in options.current.enumerated() {
-            let option = ["--current-master-key", "--current-meta-read-key", "--current-file-read-key"][number]
-            current.append(
+        var values: [[UInt8]] = []
+        for (variable, option) in keyOptions(options) {
+            values.append(
                 try variable.map { variable throws(CommandFailure) in try key(variable, option) }
                     ?? NTAG424Provisioner.Keys.factory)
         }
+        let (master, metaRead, fileRead) = (values[0], values[1], values[2])
+        let current = Array(values[3...])
         let diversification = options.diversification
         return NTAG424Provisioner.Keys(
             master: master, metaRead: metaRead,
@@ -155,17 +178,9 @@ public enum SUNProvisioning {
             let report = try await readers.withCard(wait: wait) { reader, atr, context in
                 let result: NTAG424Provisioner.Result
                 do {
-                    result = try await context.withThread {
-                        let connection = try await context.connect(to: reader)
-                        do {
-                            let result = try await NTAG424Provisioner().provision(
-                                template, keys: keys, atr: atr, channel: connection, dryRun: options.dryRun)
-                            await connection.disconnect()
-                            return result
-                        } catch {
-                            await connection.disconnect()
-                            throw error
-                        }
+                    result = try await context.withConnection(to: reader) { connection in
+                        try await NTAG424Provisioner().provision(
+                            template, keys: keys, atr: atr, channel: connection, dryRun: options.dryRun)
                     }
                 } catch let error as NFCTagError {
                     throw Failure(reader: reader, error: error)

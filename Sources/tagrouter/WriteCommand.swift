@@ -115,18 +115,30 @@ struct WriteCommand: AsyncParsableCommand {
         return given.count == 1 ? given[0] : nil
     }
 
-    /// `--sun`'s options, when given and complete.
-    private var sunOptions: SUNProvisioning.Options? {
-        guard sun, let uri, let metaReadKey, let fileReadKey, let masterKey else { return nil }
+    /// `--sun`'s options, checked: the variables' names, the diversification, the URL template.
+    private func sunOptions() throws -> SUNProvisioning.Options {
+        guard let uri, let metaReadKey, let fileReadKey, let masterKey else {
+            throw ValidationError("--sun needs --uri, --meta-read-key, --file-read-key and --master-key")
+        }
         var options = SUNProvisioning.Options(
             uri: uri, metaReadKey: metaReadKey, fileReadKey: fileReadKey, masterKey: masterKey)
         options.current = [currentMasterKey, currentMetaReadKey, currentFileReadKey]
         options.piccItem = piccDataItem
         options.macItem = macItem
         options.dryRun = dryRun
-        if let diversifyApplicationID, let diversifySystemIdentifier {
-            options.diversification = try? SUNProvisioning.diversification(
-                applicationID: diversifyApplicationID, systemIdentifier: diversifySystemIdentifier)
+        do {
+            switch (diversifyApplicationID, diversifySystemIdentifier) {
+            case (nil, nil):
+                break
+            case (let application?, let system?):
+                options.diversification = try SUNProvisioning.diversification(
+                    applicationID: application, systemIdentifier: system)
+            default:
+                throw CommandFailure("--diversify-application-id and --diversify-system-identifier go together")
+            }
+            try SUNProvisioning.validate(options)
+        } catch let error as CommandFailure {
+            throw ValidationError(error.description)
         }
         return options
     }
@@ -148,32 +160,7 @@ struct WriteCommand: AsyncParsableCommand {
             throw ValidationError("--sun writes the URL of --uri, and nothing else")
         }
         guard !lock else { throw ValidationError("--sun and --lock do not go together: --sun sets who may write") }
-        guard uri?.contains("#") == false else {
-            throw ValidationError(
-                "--sun: the URL has a fragment (#…); the SUN items end the URL, so give it without one")
-        }
-        guard metaReadKey != nil, fileReadKey != nil, masterKey != nil else {
-            throw ValidationError("--sun needs --meta-read-key, --file-read-key and --master-key")
-        }
-        do {
-            switch (diversifyApplicationID, diversifySystemIdentifier) {
-            case (nil, nil):
-                break
-            case (let application?, let system?):
-                _ = try SUNProvisioning.diversification(applicationID: application, systemIdentifier: system)
-            default:
-                throw CommandFailure("--diversify-application-id and --diversify-system-identifier go together")
-            }
-            for (variable, option) in [
-                (metaReadKey, "--meta-read-key"), (fileReadKey, "--file-read-key"), (masterKey, "--master-key"),
-                (currentMasterKey, "--current-master-key"), (currentMetaReadKey, "--current-meta-read-key"),
-                (currentFileReadKey, "--current-file-read-key"),
-            ] {
-                if let variable { _ = try SUNProvisioning.variableName(variable, option: option) }
-            }
-        } catch let error as CommandFailure {
-            throw ValidationError(error.description)
-        }
+        _ = try sunOptions()
     }
 
     func validate() throws {
@@ -190,9 +177,9 @@ struct WriteCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let sunOptions {
+        if sun {
             try await SUNProvisioning.provision(
-                sunOptions, readers: readers.filter, wait: wait, confirmed: yes, json: json
+                try sunOptions(), readers: readers.filter, wait: wait, confirmed: yes, json: json
             ).finish()
             return
         }
