@@ -88,7 +88,7 @@ public struct NTAG424Chip: Sendable {
         }
         let answer: [UInt8]
         switch apdu.ins {
-        case 0x60: answer = getVersion(uid: uid)
+        case 0x60: answer = getVersion()
         case 0xAF: answer = additional(apdu.data, uid: uid)
         case 0x71: answer = authenticate(apdu.data)
         case 0x8D: answer = writeData(apdu.data, file: &file)
@@ -102,7 +102,7 @@ public struct NTAG424Chip: Sendable {
         return answer
     }
 
-    private mutating func getVersion(uid: [UInt8]) -> [UInt8] {
+    private mutating func getVersion() -> [UInt8] {
         // Vendor NXP, type 04 (NTAG), subtype 02 (50 pF), version 3.0, 256 bytes, ISO 14443-2 and -3.
         session = nil
         versionFrame = 1

@@ -21,7 +21,9 @@ import VirtualTag
         """
 
     /// A stub `xdg-open` that appends what it is given to `opened.txt`, in a folder of its own.
-    static func withOpener(_ body: (_ path: String, _ opened: () -> [String]) async throws -> Void) async throws {
+    static func withOpener(
+        _ body: (_ path: String, _ opened: @escaping () -> [String]) async throws -> Void
+    ) async throws {
         let bin = NSTemporaryDirectory() + "opener-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: bin) }
@@ -31,6 +33,24 @@ import VirtualTag
         chmod(bin + "/xdg-open", 0o755)
         try await body(bin + ":/usr/bin:/bin") {
             ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+    }
+
+    /// A router with ``rules`` on a private desktop session (dunst when `notificationServer`), its opener the stub
+    /// of ``withOpener(_:)``.
+    static func withDesktopRouter(
+        notificationServer: Bool = true,
+        _ body: (_ desktop: DesktopSession, _ harness: RouterHarness, _ opened: @escaping () -> [String]) async throws
+            -> Void
+    ) async throws {
+        try await DesktopSession.with(notificationServer: notificationServer) { desktop in
+            try await withOpener { path, opened in
+                var environment = desktop.environment
+                environment["PATH"] = path
+                try await RouterHarness.with(rules: rules, environment: environment) { harness in
+                    try await body(desktop, harness, opened)
+                }
+            }
         }
     }
 
@@ -45,73 +65,55 @@ import VirtualTag
 
     @Test("an untrusted tag's link opens only on Open; dismissed, it stays shut; the owner's fob opens at once")
     func asksAndOpensOnlyOnOpen() async throws {
-        try await DesktopSession.with { desktop in
-            try await Self.withOpener { path, opened in
-                var environment = desktop.environment
-                environment["PATH"] = path
-                try await RouterHarness.with(rules: Self.rules, environment: environment) { harness in
-                    // Open: the notification's default action.
-                    let first = try harness.present(uri: "https://example.com/a?x=%3Cb%3E&y=1")
-                    try await Self.waitForNotifications(1, desktop, harness)
-                    #expect(opened().isEmpty, "nothing opens before the answer")
-                    _ = try await desktop.dunstctl(["action", "0"])
-                    try await harness.router.waitForLog("action.outcome=\"open ok (exit 0)\"")
-                    #expect(opened() == ["https://example.com/a?x=%3Cb%3E&y=1"])
-                    try await harness.remove(first, slot: 0)
-                    // Dismissed: closed without an action.
-                    let second = try harness.present(uri: "https://example.com/b")
-                    try await Self.waitForNotifications(1, desktop, harness)
-                    _ = try await desktop.dunstctl(["close"])
-                    try await harness.router.waitForLog("open declined (not confirmed)")
-                    #expect(opened() == ["https://example.com/a?x=%3Cb%3E&y=1"])
-                    try await harness.remove(second, slot: 0)
-                    // A UID the rule lists is trusted: no question.
-                    let own = try harness.present(
-                        uri: "https://example.com/ignored", uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x81])
-                    try await harness.router.waitForLog("action.outcome=\"open ok (exit 0)\"", count: 2)
-                    #expect(opened().last == "https://example.net/own")
-                    #expect(try await desktop.dunstctl(["count", "displayed"]) == "0")
-                    try await harness.remove(own, slot: 0)
-                }
-            }
+        try await Self.withDesktopRouter { desktop, harness, opened in
+            // Open: the notification's default action.
+            let first = try harness.present(uri: "https://example.com/a?x=%3Cb%3E&y=1")
+            try await Self.waitForNotifications(1, desktop, harness)
+            #expect(opened().isEmpty, "nothing opens before the answer")
+            _ = try await desktop.dunstctl(["action", "0"])
+            try await harness.router.waitForLog("action.outcome=\"open ok (exit 0)\"")
+            #expect(opened() == ["https://example.com/a?x=%3Cb%3E&y=1"])
+            try await harness.remove(first, slot: 0)
+            // Dismissed: closed without an action.
+            let second = try harness.present(uri: "https://example.com/b")
+            try await Self.waitForNotifications(1, desktop, harness)
+            _ = try await desktop.dunstctl(["close"])
+            try await harness.router.waitForLog("open declined (not confirmed)")
+            #expect(opened() == ["https://example.com/a?x=%3Cb%3E&y=1"])
+            try await harness.remove(second, slot: 0)
+            // A UID the rule lists is trusted: no question.
+            let own = try harness.present(
+                uri: "https://example.com/ignored", uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x81])
+            try await harness.router.waitForLog("action.outcome=\"open ok (exit 0)\"", count: 2)
+            #expect(opened().last == "https://example.net/own")
+            #expect(try await desktop.dunstctl(["count", "displayed"]) == "0")
+            try await harness.remove(own, slot: 0)
         }
     }
 
     @Test("a question nobody answers expires with the notification, and nothing opens")
     func anUnansweredQuestionOpensNothing() async throws {
-        try await DesktopSession.with { desktop in
-            try await Self.withOpener { path, opened in
-                var environment = desktop.environment
-                environment["PATH"] = path
-                try await RouterHarness.with(rules: Self.rules, environment: environment) { harness in
-                    let tag = try harness.present(uri: "https://example.com/unanswered")
-                    try await Self.waitForNotifications(1, desktop, harness)
-                    // Debian's dunst shows a normal notification for 10 seconds, then closes it as expired.
-                    try await harness.router.waitForLog("open declined (not confirmed)", timeout: .seconds(40))
-                    #expect(opened().isEmpty)
-                    #expect(try await desktop.dunstctl(["count", "displayed"]) == "0")
-                    try await harness.remove(tag, slot: 0)
-                }
-            }
+        try await Self.withDesktopRouter { desktop, harness, opened in
+            let tag = try harness.present(uri: "https://example.com/unanswered")
+            try await Self.waitForNotifications(1, desktop, harness)
+            // Debian's dunst shows a normal notification for 10 seconds, then closes it as expired.
+            try await harness.router.waitForLog("open declined (not confirmed)", timeout: .seconds(40))
+            #expect(opened().isEmpty)
+            #expect(try await desktop.dunstctl(["count", "displayed"]) == "0")
+            try await harness.remove(tag, slot: 0)
         }
     }
 
     @Test("with no notification server nothing opens, and the router says why once")
     func noServerNothingOpens() async throws {
-        try await DesktopSession.with(notificationServer: false) { desktop in
-            try await Self.withOpener { path, opened in
-                var environment = desktop.environment
-                environment["PATH"] = path
-                try await RouterHarness.with(rules: Self.rules, environment: environment) { harness in
-                    for round in 1...2 {
-                        let tag = try harness.present(uri: "https://example.com/\(round)")
-                        try await harness.router.waitForLog("open declined (not confirmed:", count: round)
-                        try await harness.remove(tag, slot: 0)
-                    }
-                    #expect(opened().isEmpty)
-                    #expect(harness.router.lines(containing: "open.cannot_ask").count == 1)
-                }
+        try await Self.withDesktopRouter(notificationServer: false) { _, harness, opened in
+            for round in 1...2 {
+                let tag = try harness.present(uri: "https://example.com/\(round)")
+                try await harness.router.waitForLog("open declined (not confirmed:", count: round)
+                try await harness.remove(tag, slot: 0)
             }
+            #expect(opened().isEmpty)
+            #expect(harness.router.lines(containing: "open.cannot_ask").count == 1)
         }
     }
 }
