@@ -27,6 +27,12 @@ public final class Wakeup: Sendable {
 
     /// Waits for a signal, at most `timeout` if given, or until the task is cancelled.
     public func wait(for timeout: Duration?) async {
+        // Already rung: no task to start and no timer to set.
+        let wasSignaled = state.withLock { state in
+            defer { state.isSignaled = false }
+            return state.isSignaled
+        }
+        if wasSignaled { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
             if let timeout {

@@ -60,6 +60,8 @@ public final class OutboxWorker: Service, Sendable {
     /// them back. Any it never takes (the worker stopped) are pending in the database.
     let inserted = Mutex<[Delivery]>([])
     let isStopping = Atomic<Bool>(false)
+    /// The outcomes of attempts that ended, left for the loop to record.
+    let ended = Mutex<[DeliveryOutcome]>([])
 
     /// Creates a worker.
     /// - Parameters:
@@ -107,35 +109,35 @@ public final class OutboxWorker: Service, Sendable {
         await sender.shutdown()
     }
 
-    /// What the loop's task group hands back.
-    private enum Event: Sendable {
-        case attempted(Delivery, AttemptResult)
-        case woken
-    }
-
-    /// The delivery loop. Every attempt runs in its task group; `inFlight` holds each delivery from its start until
-    /// its outcome is recorded, so none is started twice. State database errors (a locked or full disk) are logged
-    /// and retried every second: they never end the router, and outcomes not yet recorded wait in memory.
+    /// The delivery loop. Every attempt runs in its task group and, when it ends, leaves its outcome in `ended` and
+    /// rings the loop's wakeup; each turn of the loop records every outcome left since the last in one transaction,
+    /// then starts what is due. `inFlight` holds each delivery from its start until its outcome is recorded, so none
+    /// is started twice. State database errors (a locked or full disk) are logged and retried every second: they
+    /// never end the router, and outcomes not yet recorded wait in memory.
     private func deliverLoop(sender: WebhookSender) async {
-        var generator = SystemRandomNumberGenerator()
         var inFlight: Set<Int64> = []
         // Due rows read from the database ahead of room to start them, none in flight: one query per
         // `maxInFlight` deliveries of a backlog instead of one per attempt that ends.
         var readAhead: [Delivery] = []
         var unrecorded: [DeliveryOutcome] = []
         var databaseFailedAt: ContinuousClock.Instant?
-        await withTaskGroup(of: Event.self) { group in
-            var isWaiting = false
+        await withDiscardingTaskGroup { group in
             while true {
-                let stopping = isStopping.load(ordering: .relaxed) || Task.isCancelled
-                var justRecorded = false
+                unrecorded += ended.withLock { ended in
+                    defer { ended.removeAll(keepingCapacity: true) }
+                    return ended
+                }
+                if Task.isCancelled {
+                    // The attempts are cancelled with the loop and the group waits for them; whatever is not
+                    // recorded is pending in the database and is sent again after a restart.
+                    return
+                }
+                let stopping = isStopping.load(ordering: .relaxed)
                 let databaseResting = databaseFailedAt.map { ContinuousClock.now - $0 < .seconds(1) } ?? false
                 if !unrecorded.isEmpty && !databaseResting {
                     do {
                         try database.record(unrecorded)
                         inFlight.subtract(unrecorded.map(\.id))
-                        // A retry may now be due sooner, and a place is free: the waiting task's delay is stale.
-                        justRecorded = true
                         unrecorded.removeAll()
                         databaseFailedAt = nil
                     } catch {
@@ -147,41 +149,27 @@ public final class OutboxWorker: Service, Sendable {
                         let room = configuration.maxInFlight - inFlight.count
                         for delivery in try takeDue(room: room, inFlight, readAhead: &readAhead) {
                             inFlight.insert(delivery.id)
-                            group.addImmediateTask { .attempted(delivery, await sender.attempt(delivery)) }
+                            group.addImmediateTask {
+                                let result = await sender.attempt(delivery)
+                                var generator = SystemRandomNumberGenerator()
+                                let outcome = self.outcome(for: delivery, after: result, using: &generator)
+                                self.ended.withLock { $0.append(outcome) }
+                                self.wakeup.signal()
+                            }
                         }
                         if unrecorded.isEmpty { databaseFailedAt = nil }
                     } catch {
                         databaseFailedAt = databaseFailed(error)
                     }
                 }
-                // Every delivery in flight is either running or finished and not yet recorded.
-                let running = inFlight.count - unrecorded.count
-                if stopping && running == 0 && (unrecorded.isEmpty || Task.isCancelled) {
-                    group.cancelAll()
-                    return
-                }
-                if isWaiting && (databaseFailedAt != nil || justRecorded) {
-                    // The waiting task's delay was computed before: an outcome may have made a retry due sooner, and
-                    // after a database error the next try is a second away.
-                    wakeup.signal()
-                } else if !isWaiting && !Task.isCancelled {
-                    isWaiting = true
-                    // With every place taken, an attempt's end wakes the loop: a due delivery must not.
-                    let isFull = inFlight.count >= configuration.maxInFlight
-                    let delay: Duration? =
-                        databaseFailedAt != nil
-                        ? .seconds(1) : stopping || isFull ? nil : nextWake(excluding: inFlight)
-                    group.addTask { [wakeup] in
-                        await wakeup.wait(for: delay)
-                        return .woken
-                    }
-                }
-                switch await group.next() {
-                case .attempted(let delivery, let result):
-                    unrecorded.append(outcome(for: delivery, after: result, using: &generator))
-                case .woken, nil:
-                    isWaiting = false
-                }
+                // Every delivery in flight is running, or ended and not yet recorded.
+                if stopping && inFlight.count == unrecorded.count && unrecorded.isEmpty { return }
+                // With every place taken, an attempt's end wakes the loop: a due delivery must not.
+                let isFull = inFlight.count >= configuration.maxInFlight
+                let delay: Duration? =
+                    databaseFailedAt != nil
+                    ? .seconds(1) : stopping || isFull ? nil : nextWake(excluding: inFlight)
+                await wakeup.wait(for: delay)
             }
         }
     }
@@ -234,25 +222,31 @@ public final class OutboxWorker: Service, Sendable {
     ) -> DeliveryOutcome {
         let now = Timestamp.milliseconds(Date())
         let attempts = delivery.attempts + 1
-        var logger = self.logger
-        logger[metadataKey: "event.id"] = "\(delivery.eventID)"
-        logger[metadataKey: "rule.name"] = "\(delivery.rule)"
-        logger[metadataKey: "action.kind"] = "webhook"
-        logger[metadataKey: "webhook.attempts"] = "\(attempts)"
-        if let status = result.status { logger[metadataKey: "http.status"] = "\(status)" }
+        // The attempt's metadata goes with each line rather than onto the logger, and is built only for a line that
+        // is logged: a log handler may redo work for every metadata key set on a logger.
+        func metadata(_ line: Logger.Metadata) -> Logger.Metadata {
+            var metadata = line
+            metadata["event.id"] = "\(delivery.eventID)"
+            metadata["rule.name"] = "\(delivery.rule)"
+            metadata["action.kind"] = "webhook"
+            metadata["webhook.attempts"] = "\(attempts)"
+            if let status = result.status { metadata["http.status"] = "\(status)" }
+            return metadata
+        }
         var outcome = DeliveryOutcome(
             id: delivery.id, state: .delivered, status: result.status, error: result.error, nextAttemptAt: now,
             finishedAt: now)
         switch result.verdict {
         case .delivered:
-            logger.debug("webhook delivered", metadata: ["webhook.url": "\(URLRedaction.redacted(delivery.target))"])
+            logger.debug(
+                "webhook delivered", metadata: metadata(["webhook.url": "\(URLRedaction.redacted(delivery.target))"]))
         case .failed:
             outcome.state = .failed
-            logger.error("webhook failed", metadata: ["error": "\(result.error ?? "")"])
+            logger.error("webhook failed", metadata: metadata(["error": "\(result.error ?? "")"]))
         case .retry where now >= delivery.deadline:
             outcome.state = .failed
             outcome.error = (result.error ?? "failed") + "; gave up after \(attempts) attempts"
-            logger.error("webhook failed", metadata: ["error": "\(outcome.error ?? "")"])
+            logger.error("webhook failed", metadata: metadata(["error": "\(outcome.error ?? "")"]))
         case .retry:
             let delay = configuration.retryPolicy.delayMilliseconds(
                 afterAttempts: attempts, retryAfter: result.retryAfter, using: &generator)
@@ -261,8 +255,9 @@ public final class OutboxWorker: Service, Sendable {
             outcome.nextAttemptAt = min(now + delay, delivery.deadline)
             logger.warning(
                 "webhook attempt failed, will retry",
-                metadata: ["error": "\(result.error ?? "")", "webhook.retry_in_ms": "\(outcome.nextAttemptAt - now)"]
-            )
+                metadata: metadata([
+                    "error": "\(result.error ?? "")", "webhook.retry_in_ms": "\(outcome.nextAttemptAt - now)",
+                ]))
         }
         return outcome
     }
