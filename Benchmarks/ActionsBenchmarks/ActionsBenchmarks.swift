@@ -27,22 +27,20 @@ final class WebhookHarness: Sendable {
 
     /// Enqueues `count` signed deliveries and waits until the receiver has all of them.
     func deliver(_ count: Int) async throws {
-        let target = receiver.count.load(ordering: .relaxed) + count
-        let body = Array(#"{"id":"x","rule":"bench","tag":{"uid":"04A1B2C3D4E580","tech":"type2"}}"#.utf8)
-        for _ in 0..<count {
-            try worker.enqueue(
-                WebhookRequest(
-                    url: "http://127.0.0.1:\(receiver.port)/hook",
-                    body: body,
-                    secret: "bench-secret",
-                    eventID: EventID.make(),
-                    rule: "bench"
-                )
-            )
-        }
-        while receiver.count.load(ordering: .relaxed) < target {
-            try await Task.sleep(for: .microseconds(200))
-        }
+        let target = receiver.count + count
+        for _ in 0..<count { try worker.enqueue(request()) }
+        await receiver.arrival(of: target)
+    }
+
+    /// A tap's signed delivery, as the dispatcher renders it.
+    func request() -> WebhookRequest {
+        WebhookRequest(
+            url: "http://127.0.0.1:\(receiver.port)/hook",
+            body: Array(#"{"id":"x","rule":"bench","tag":{"uid":"04A1B2C3D4E580","tech":"type2"}}"#.utf8),
+            secret: "bench-secret",
+            eventID: EventID.make(),
+            rule: "bench"
+        )
     }
 }
 
@@ -63,6 +61,42 @@ let benchmarks: @Sendable () -> Void = {
     } setup: {
         harness = try await WebhookHarness()
         try await harness!.deliver(100)  // warm the connections
+    }
+
+    // A tap's webhook on an idle worker, the receiver's connection kept alive: `enqueue` (the insert into the state
+    // database, on the tap's thread) and then the request's arrival at the receiver, one delivery at a time.
+    Benchmark(
+        "webhook: one delivery on an idle worker, enqueue to the request at the receiver",
+        configuration: .init(
+            metrics: [.wallClock], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2000)
+    ) { benchmark in
+        let harness = harness!
+        let target = harness.receiver.count + 1
+        let request = harness.request()
+        benchmark.startMeasurement()
+        try! harness.worker.enqueue(request)
+        await harness.receiver.arrival(of: target)
+        benchmark.stopMeasurement()
+    } setup: {
+        harness = try await WebhookHarness()
+        try await harness!.deliver(100)
+    }
+
+    Benchmark(
+        "webhook: enqueue alone (the delivery inserted into the state database)",
+        configuration: .init(
+            metrics: [.wallClock], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2000)
+    ) { benchmark in
+        let harness = harness!
+        let target = harness.receiver.count + 1
+        let request = harness.request()
+        benchmark.startMeasurement()
+        try! harness.worker.enqueue(request)
+        benchmark.stopMeasurement()
+        await harness.receiver.arrival(of: target)
+    } setup: {
+        harness = try await WebhookHarness()
+        try await harness!.deliver(100)
     }
 
     let runner = CommandRunner(logger: Logger(label: "bench"))

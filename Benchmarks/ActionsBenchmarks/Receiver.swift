@@ -3,16 +3,48 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A minimal webhook receiver on 127.0.0.1: answers every request 204 over keep-alive and counts them.
+/// A minimal webhook receiver on 127.0.0.1: answers every request 204 over keep-alive, counts them, and wakes
+/// whoever waits for a count as soon as it is reached (no polling beside the path measured).
 final class Receiver: Sendable {
     let port: Int
-    let count: Atomic<Int>
     private let channel: any Channel
+    private let state = Mutex(State())
+
+    private struct State {
+        var count = 0
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
 
     private init(port: Int, channel: any Channel) {
         self.port = port
         self.channel = channel
-        self.count = Atomic(0)
+    }
+
+    /// How many requests arrived so far.
+    var count: Int { state.withLock { $0.count } }
+
+    /// Returns once `count` requests in all have arrived.
+    func arrival(of count: Int) async {
+        await withCheckedContinuation { continuation in
+            let reached = state.withLock { state in
+                if state.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
+    }
+
+    /// Counts one request and wakes the waiters whose count it reaches.
+    fileprivate func arrived() {
+        let woken = state.withLock { state in
+            state.count += 1
+            let count = state.count
+            let woken = state.waiters.filter { $0.count <= count }
+            state.waiters.removeAll { $0.count <= count }
+            return woken
+        }
+        for waiter in woken { waiter.continuation.resume() }
     }
 
     static func start() async throws -> Receiver {
@@ -47,7 +79,7 @@ private final class Handler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .end = unwrapInboundIn(data) else { return }
-        counter.receiver.withLock { $0 }?.count.add(1, ordering: .relaxed)
+        counter.receiver.withLock { $0 }?.arrived()
         let head = HTTPResponseHead(version: .http1_1, status: .noContent, headers: ["Content-Length": "0"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

@@ -33,11 +33,14 @@ public final class Wakeup: Sendable {
             return state.isSignaled
         }
         if wasSignaled { return }
+        guard let timeout else {
+            // No timer to race: the wait needs no task of its own.
+            await waitForSignal()
+            return
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
-            if let timeout {
-                group.addTask { try? await Task.sleep(for: timeout) }
-            }
+            group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
         }

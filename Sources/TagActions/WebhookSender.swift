@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import StateStore
 import Synchronization
@@ -31,6 +32,10 @@ final class WebhookSender: Sendable {
     let userAgent: String
     let connectionsPerHost: Int
     let proxies: WebhookProxy.Environment
+    /// The one event loop of every webhook connection. AsyncHTTPClient sets an attempt's deadline on a loop of its
+    /// group and sends the request on its connection's loop: with one loop, starting an attempt wakes one thread,
+    /// not two (docs/performance.md).
+    private let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let clients = Mutex<[WebhookProxy?: HTTPClient]>([:])
 
     /// Creates a sender; call ``shutdown()`` when done.
@@ -51,6 +56,7 @@ final class WebhookSender: Sendable {
             return Array(clients.values)
         }
         for client in all { try? await client.shutdown() }
+        try? await eventLoop.shutdownGracefully()
     }
 
     /// The client for a route, made on first use.
@@ -70,7 +76,7 @@ final class WebhookSender: Sendable {
             configuration.httpVersion = .http1Only
             configuration.decompression = .disabled
             configuration.proxy = proxy?.configuration
-            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            let client = HTTPClient(eventLoopGroup: eventLoop, configuration: configuration)
             clients[proxy] = client
             return client
         }

@@ -33,10 +33,23 @@ struct WakeupTests {
         }
     }
 
-    @Test("a wait ends when its task is cancelled")
-    func cancelledWait() async {
-        let task = Task { await Wakeup().wait(for: Self.hour) }
+    @Test("a wait ends when its task is cancelled, with a timeout or without", arguments: [Self.hour, nil])
+    func cancelledWait(timeout: Duration?) async {
+        let wakeup = Wakeup()
+        let task = Task { await wakeup.wait(for: timeout) }
         task.cancel()
         await task.value
+    }
+
+    @Test("a ring ends a wait without a timeout")
+    func ringEndsAnEndlessWait() async {
+        let wakeup = Wakeup()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(50))
+                wakeup.signal()
+            }
+            await wakeup.wait(for: nil)
+        }
     }
 }
