@@ -162,8 +162,8 @@ public final class OutboxWorker: Service, Sendable {
                         databaseFailedAt = databaseFailed(error)
                     }
                 }
-                // Every delivery in flight is running, or ended and not yet recorded.
-                if stopping && inFlight.count == unrecorded.count && unrecorded.isEmpty { return }
+                // A delivery stays in flight until its outcome is recorded: none left means none running either.
+                if stopping && inFlight.isEmpty { return }
                 // With every place taken, an attempt's end wakes the loop: a due delivery must not.
                 let isFull = inFlight.count >= configuration.maxInFlight
                 let delay: Duration? =
