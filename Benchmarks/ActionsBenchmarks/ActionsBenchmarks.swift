@@ -1,6 +1,9 @@
+import AsyncHTTPClient
 import Benchmark
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import StateStore
 import TagActions
 
@@ -45,6 +48,13 @@ final class WebhookHarness: Sendable {
 }
 
 nonisolated(unsafe) var harness: WebhookHarness?
+/// A client configured as the outbox worker's (one event loop of its own, HTTP/1.1, no redirects).
+let directClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+    configuration.httpVersion = .http1Only
+    configuration.decompression = .disabled
+    return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup(numberOfThreads: 1), configuration: configuration)
+}()
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -76,6 +86,27 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.startMeasurement()
         try! harness.worker.enqueue(request)
         await harness.receiver.arrival(of: target)
+        benchmark.stopMeasurement()
+    } setup: {
+        harness = try await WebhookHarness()
+        try await harness!.deliver(100)
+    }
+
+    // The same request without the outbox: AsyncHTTPClient on one event loop, as the worker configures it, sent from
+    // the benchmark's task. Against the benchmark above, what the outbox adds (the insert, the worker's wake-up).
+    Benchmark(
+        "webhook: the same request through AsyncHTTPClient alone, no outbox",
+        configuration: .init(
+            metrics: [.wallClock], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2000)
+    ) { benchmark in
+        let harness = harness!
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(harness.receiver.port)/hook")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(harness.request().body)
+        benchmark.startMeasurement()
+        let response = try! await directClient.execute(request, deadline: .now() + .seconds(10))
+        _ = try! await response.body.collect(upTo: 64 * 1024)
         benchmark.stopMeasurement()
     } setup: {
         harness = try await WebhookHarness()
