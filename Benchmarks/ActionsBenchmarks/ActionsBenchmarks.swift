@@ -35,6 +35,17 @@ final class WebhookHarness: Sendable {
         await receiver.arrival(of: target)
     }
 
+    /// Enqueues one delivery and waits until the receiver has it, measuring `enqueue` alone or up to the arrival.
+    func deliverOne(measuring benchmark: Benchmark, toArrival: Bool) async throws {
+        let target = receiver.count + 1
+        let request = request()
+        benchmark.startMeasurement()
+        try worker.enqueue(request)
+        if !toArrival { benchmark.stopMeasurement() }
+        await receiver.arrival(of: target)
+        if toArrival { benchmark.stopMeasurement() }
+    }
+
     /// A tap's signed delivery, as the dispatcher renders it.
     func request() -> WebhookRequest {
         WebhookRequest(
@@ -73,62 +84,50 @@ let benchmarks: @Sendable () -> Void = {
         try await harness!.deliver(100)  // warm the connections
     }
 
-    // A tap's webhook on an idle worker, the receiver's connection kept alive: `enqueue` (the insert into the state
-    // database, on the tap's thread) and then the request's arrival at the receiver, one delivery at a time.
-    Benchmark(
-        "webhook: one delivery on an idle worker, enqueue to the request at the receiver",
-        configuration: .init(
-            metrics: [.wallClock], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2000)
-    ) { benchmark in
-        let harness = harness!
-        let target = harness.receiver.count + 1
-        let request = harness.request()
-        benchmark.startMeasurement()
-        try! harness.worker.enqueue(request)
-        await harness.receiver.arrival(of: target)
-        benchmark.stopMeasurement()
-    } setup: {
+    // A tap's webhook on an idle worker, the receiver's connection kept alive, one delivery at a time: each
+    // benchmark below starts from a harness of its own, its connections warmed.
+    let oneDelivery = Benchmark.Configuration(
+        metrics: [.wallClock], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2000)
+    let freshHarness: Benchmark.BenchmarkSetupHook = {
         harness = try await WebhookHarness()
         try await harness!.deliver(100)
     }
 
-    // The same request without the outbox: AsyncHTTPClient on one event loop, as the worker configures it, sent from
-    // the benchmark's task. Against the benchmark above, what the outbox adds (the insert, the worker's wake-up).
     Benchmark(
-        "webhook: the same request through AsyncHTTPClient alone, no outbox",
-        configuration: .init(
-            metrics: [.wallClock], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2000)
-    ) { benchmark in
-        let harness = harness!
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(harness.receiver.port)/hook")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(harness.request().body)
-        benchmark.startMeasurement()
-        let response = try! await directClient.execute(request, deadline: .now() + .seconds(10))
-        _ = try! await response.body.collect(upTo: 64 * 1024)
-        benchmark.stopMeasurement()
-    } setup: {
-        harness = try await WebhookHarness()
-        try await harness!.deliver(100)
-    }
+        "webhook: one delivery on an idle worker, enqueue to the request at the receiver",
+        configuration: oneDelivery,
+        closure: { benchmark in try! await harness!.deliverOne(measuring: benchmark, toArrival: true) },
+        setup: freshHarness
+    )
+
+    // The same request without the outbox (no insert, no worker to wake): AsyncHTTPClient on one event loop, as the
+    // worker configures it, sent from the benchmark's task and measured to the same point, the request at the
+    // receiver. Against the benchmark above, what the outbox adds.
+    Benchmark(
+        "webhook: the same request through AsyncHTTPClient alone, no outbox, to the request at the receiver",
+        configuration: oneDelivery,
+        closure: { benchmark in
+            let harness = harness!
+            let target = harness.receiver.count + 1
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(harness.receiver.port)/hook")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(harness.request().body)
+            benchmark.startMeasurement()
+            async let response = directClient.execute(request, deadline: .now() + .seconds(10))
+            await harness.receiver.arrival(of: target)
+            benchmark.stopMeasurement()
+            _ = try! await response.body.collect(upTo: 64 * 1024)
+        },
+        setup: freshHarness
+    )
 
     Benchmark(
         "webhook: enqueue alone (the delivery inserted into the state database)",
-        configuration: .init(
-            metrics: [.wallClock], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2000)
-    ) { benchmark in
-        let harness = harness!
-        let target = harness.receiver.count + 1
-        let request = harness.request()
-        benchmark.startMeasurement()
-        try! harness.worker.enqueue(request)
-        benchmark.stopMeasurement()
-        await harness.receiver.arrival(of: target)
-    } setup: {
-        harness = try await WebhookHarness()
-        try await harness!.deliver(100)
-    }
+        configuration: oneDelivery,
+        closure: { benchmark in try! await harness!.deliverOne(measuring: benchmark, toArrival: false) },
+        setup: freshHarness
+    )
 
     let runner = CommandRunner(logger: Logger(label: "bench"))
     Benchmark("command: start, wait and reap /bin/true") { benchmark in

@@ -27,17 +27,17 @@ public final class Wakeup: Sendable {
 
     /// Waits for a signal, at most `timeout` if given, or until the task is cancelled.
     public func wait(for timeout: Duration?) async {
+        guard let timeout else {
+            // No timer to race: the wait needs no task of its own.
+            await waitForSignal()
+            return
+        }
         // Already rung: no task to start and no timer to set.
         let wasSignaled = state.withLock { state in
             defer { state.isSignaled = false }
             return state.isSignaled
         }
         if wasSignaled { return }
-        guard let timeout else {
-            // No timer to race: the wait needs no task of its own.
-            await waitForSignal()
-            return
-        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
             group.addTask { try? await Task.sleep(for: timeout) }

@@ -7,12 +7,14 @@ import Testing
 struct WakeupTests {
     static let hour: Duration = .seconds(3600)
 
-    @Test("a ring before the wait ends the next wait at once, and only that one")
-    func ringBeforeWait() async {
+    @Test(
+        "a ring before the wait ends the next wait at once, with a timeout or without, and only that one",
+        arguments: [Self.hour, nil])
+    func ringBeforeWait(timeout: Duration?) async {
         let wakeup = Wakeup()
         wakeup.signal()
         wakeup.signal()
-        await wakeup.wait(for: Self.hour)
+        await wakeup.wait(for: timeout)
         // Two rings before a wait are one: the second wait sleeps until its timeout.
         let clock = ContinuousClock()
         let start = clock.now
@@ -20,16 +22,16 @@ struct WakeupTests {
         #expect(clock.now - start >= .milliseconds(50))
     }
 
-    @Test("a ring during the wait ends it, long before its timeout")
-    func ringDuringWait() async {
+    @Test("a ring during the wait ends it, with a timeout (long before it) or without", arguments: [Self.hour, nil])
+    func ringDuringWait(timeout: Duration?) async {
         let wakeup = Wakeup()
         await withDiscardingTaskGroup { group in
             group.addTask {
                 try? await Task.sleep(for: .milliseconds(50))
                 wakeup.signal()
             }
-            // Without the ring this waits an hour, past the suite's time limit.
-            await wakeup.wait(for: Self.hour)
+            // Without the ring this waits an hour or for ever, past the suite's time limit.
+            await wakeup.wait(for: timeout)
         }
     }
 
@@ -39,17 +41,5 @@ struct WakeupTests {
         let task = Task { await wakeup.wait(for: timeout) }
         task.cancel()
         await task.value
-    }
-
-    @Test("a ring ends a wait without a timeout")
-    func ringEndsAnEndlessWait() async {
-        let wakeup = Wakeup()
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                try? await Task.sleep(for: .milliseconds(50))
-                wakeup.signal()
-            }
-            await wakeup.wait(for: nil)
-        }
     }
 }
