@@ -8,7 +8,7 @@ extension StateDatabase {
     /// - Returns: the delivery with the row id it was given.
     /// - Throws: ``StateStoreError``.
     public func insert(_ delivery: Delivery) throws -> Delivery {
-        try write("store a delivery") { db in
+        try write("store a delivery", isOneStatement: true) { db in
             try Self.insertRow(delivery, db)
             var inserted = delivery
             inserted.id = db.lastInsertedRowID
@@ -18,9 +18,11 @@ extension StateDatabase {
 
     /// Inserts many deliveries in one transaction (an import).
     static func insertRow(_ delivery: Delivery, keepingID: Bool = false, _ db: Database) throws {
-        let encoder = JSONEncoder()
-        let headers = String(decoding: try encoder.encode(delivery.headers), as: UTF8.self)
-        let transport = try delivery.transport.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        // Most webhooks carry no headers of their own: "[]" needs no encoder, on the path of a tap's first attempt.
+        let headers =
+            delivery.headers.isEmpty
+            ? "[]" : String(decoding: try JSONEncoder().encode(delivery.headers), as: UTF8.self)
+        let transport = try delivery.transport.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try db.cachedStatement(
             sql: """
                 INSERT INTO deliveries (id, event_id, rule, url, method, headers, content_type, body, secret,

@@ -56,12 +56,19 @@ public final class OutboxWorker: Service, Sendable {
     let configuration: Configuration
     let logger: Logger
     let wakeup = Wakeup()
-    /// Deliveries ``enqueue(_:)`` inserted and the loop has not taken yet: the loop starts them without reading
-    /// them back. Any it never takes (the worker stopped) are pending in the database.
-    let inserted = Mutex<[Delivery]>([])
-    let isStopping = Atomic<Bool>(false)
+    /// What ``enqueue(_:)`` and the loop share, under one lock: a delivery is started by one or the other, never by
+    /// both.
+    let shared = Mutex(Shared())
     /// The outcomes of attempts that ended, left for the loop to record.
     let ended = Mutex<[DeliveryOutcome]>([])
+
+    struct Shared {
+        /// The sender while ``run()`` runs: ``enqueue(_:)`` starts a delivery's first attempt through it.
+        var sender: WebhookSender?
+        /// Every delivery from the start of an attempt until its outcome is recorded.
+        var inFlight: Set<Int64> = []
+        var isStopping = false
+    }
 
     /// Creates a worker.
     /// - Parameters:
@@ -74,7 +81,8 @@ public final class OutboxWorker: Service, Sendable {
         self.logger = logger
     }
 
-    /// Accepts a delivery: validates it, inserts it into the state database, and has the worker send it.
+    /// Accepts a delivery: validates it, inserts it into the state database, then starts its first attempt, unless
+    /// the worker is not running, is stopping or has every place taken (the loop then finds it pending).
     /// - Parameter request: the rendered request.
     /// - Returns: the delivery's id in the state database.
     /// - Throws: ``ActionError`` (`invalidRequest`) or ``StateStore/StateStoreError``; once this returns, the
@@ -82,17 +90,17 @@ public final class OutboxWorker: Service, Sendable {
     @discardableResult
     public func enqueue(_ request: WebhookRequest) throws -> Int64 {
         let delivery = try request.delivery(now: Date())
-        // Inserted and handed over under the lock the loop takes while it reads due rows: a delivery is found by
-        // one or the other, never by both.
-        let id = try inserted.withLock { fresh in
+        // Inserted and marked in flight under the lock the loop takes to read due rows: the loop never finds it.
+        let (inserted, sender) = try shared.withLock { shared -> (Delivery, WebhookSender?) in
             let inserted = try database.insert(delivery)
-            if fresh.count < configuration.maxInFlight && !isStopping.load(ordering: .relaxed) {
-                fresh.append(inserted)
-            }
-            return inserted.id
+            guard let sender = shared.sender, !shared.isStopping, shared.inFlight.count < configuration.maxInFlight
+            else { return (inserted, nil) }
+            shared.inFlight.insert(inserted.id)
+            return (inserted, sender)
         }
-        wakeup.signal()
-        return id
+        // Started here rather than by the loop: a tap's webhook waits for no other thread but the connection's.
+        if let sender { start(inserted, through: sender) }
+        return inserted.id
     }
 
     /// Sends deliveries until graceful shutdown or cancellation, then closes the HTTP connections.
@@ -100,100 +108,99 @@ public final class OutboxWorker: Service, Sendable {
         let sender = WebhookSender(
             userAgent: configuration.userAgent, connectionsPerHost: configuration.connectionsPerHost,
             environment: configuration.environment)
+        shared.withLock { $0.sender = sender }
         await withGracefulShutdownHandler {
             await deliverLoop(sender: sender)
         } onGracefulShutdown: {
-            self.isStopping.store(true, ordering: .relaxed)
+            self.shared.withLock { $0.isStopping = true }
             self.wakeup.signal()
         }
+        shared.withLock { $0.sender = nil }
+        // Closing the client cancels the attempts still in flight after a cancellation: their deliveries stay
+        // pending in the database and are sent again after a restart.
         await sender.shutdown()
     }
 
-    /// The delivery loop. Every attempt runs in its task group and, when it ends, leaves its outcome in `ended` and
-    /// rings the loop's wakeup; each turn of the loop records every outcome left since the last in one transaction,
-    /// then starts what is due. `inFlight` holds each delivery from its start until its outcome is recorded, so none
-    /// is started twice. State database errors (a locked or full disk) are logged and retried every second: they
-    /// never end the router, and outcomes not yet recorded wait in memory.
+    /// Runs one attempt in a task of its own, from its start to its first wait on the calling thread; when it ends,
+    /// its outcome is left in `ended` and the loop's wakeup rung.
+    private func start(_ delivery: Delivery, through sender: WebhookSender) {
+        Task.immediate {
+            let result = await sender.attempt(delivery)
+            var generator = SystemRandomNumberGenerator()
+            let outcome = self.outcome(for: delivery, after: result, using: &generator)
+            self.ended.withLock { $0.append(outcome) }
+            self.wakeup.signal()
+        }
+    }
+
+    /// The delivery loop. Each turn records every outcome left since the last in one transaction, then starts what
+    /// is due. A delivery stays in `inFlight` from its start until its outcome is recorded, so none is started
+    /// twice. State database errors (a locked or full disk) are logged and retried every second: they never end
+    /// the router, and outcomes not yet recorded wait in memory.
     private func deliverLoop(sender: WebhookSender) async {
-        var inFlight: Set<Int64> = []
         // Due rows read from the database ahead of room to start them, none in flight: one query per
         // `maxInFlight` deliveries of a backlog instead of one per attempt that ends.
         var readAhead: [Delivery] = []
         var unrecorded: [DeliveryOutcome] = []
         var databaseFailedAt: ContinuousClock.Instant?
-        await withDiscardingTaskGroup { group in
-            while true {
-                unrecorded += ended.withLock { ended in
-                    defer { ended.removeAll(keepingCapacity: true) }
-                    return ended
-                }
-                if Task.isCancelled {
-                    // The attempts are cancelled with the loop and the group waits for them; whatever is not
-                    // recorded is pending in the database and is sent again after a restart.
-                    return
-                }
-                let stopping = isStopping.load(ordering: .relaxed)
-                let databaseResting = databaseFailedAt.map { ContinuousClock.now - $0 < .seconds(1) } ?? false
-                if !unrecorded.isEmpty && !databaseResting {
-                    do {
-                        try database.record(unrecorded)
-                        inFlight.subtract(unrecorded.map(\.id))
-                        unrecorded.removeAll()
-                        databaseFailedAt = nil
-                    } catch {
-                        databaseFailedAt = databaseFailed(error)
-                    }
-                }
-                if !stopping && !databaseResting {
-                    do {
-                        let room = configuration.maxInFlight - inFlight.count
-                        for delivery in try takeDue(room: room, inFlight, readAhead: &readAhead) {
-                            inFlight.insert(delivery.id)
-                            group.addImmediateTask {
-                                let result = await sender.attempt(delivery)
-                                var generator = SystemRandomNumberGenerator()
-                                let outcome = self.outcome(for: delivery, after: result, using: &generator)
-                                self.ended.withLock { $0.append(outcome) }
-                                self.wakeup.signal()
-                            }
-                        }
-                        if unrecorded.isEmpty { databaseFailedAt = nil }
-                    } catch {
-                        databaseFailedAt = databaseFailed(error)
-                    }
-                }
-                // A delivery stays in flight until its outcome is recorded: none left means none running either.
-                if stopping && inFlight.isEmpty { return }
-                // With every place taken, an attempt's end wakes the loop: a due delivery must not.
-                let isFull = inFlight.count >= configuration.maxInFlight
-                let delay: Duration? =
-                    databaseFailedAt != nil
-                    ? .seconds(1) : stopping || isFull ? nil : nextWake(excluding: inFlight)
-                await wakeup.wait(for: delay)
+        while true {
+            unrecorded += ended.withLock { ended in
+                defer { ended.removeAll(keepingCapacity: true) }
+                return ended
             }
+            // Cancelled: the attempts in flight are cancelled when ``run()`` closes the client; whatever is not
+            // recorded is pending in the database and is sent again after a restart.
+            if Task.isCancelled { return }
+            let stopping = shared.withLock { $0.isStopping }
+            let databaseResting = databaseFailedAt.map { ContinuousClock.now - $0 < .seconds(1) } ?? false
+            if !unrecorded.isEmpty && !databaseResting {
+                do {
+                    try database.record(unrecorded)
+                    let ids = unrecorded.map(\.id)
+                    shared.withLock { $0.inFlight.subtract(ids) }
+                    unrecorded.removeAll()
+                    databaseFailedAt = nil
+                } catch {
+                    databaseFailedAt = databaseFailed(error)
+                }
+            }
+            if !stopping && !databaseResting {
+                do {
+                    for delivery in try takeDue(readAhead: &readAhead) {
+                        start(delivery, through: sender)
+                    }
+                    if unrecorded.isEmpty { databaseFailedAt = nil }
+                } catch {
+                    databaseFailedAt = databaseFailed(error)
+                }
+            }
+            let inFlight = shared.withLock { $0.inFlight }
+            // A delivery stays in flight until its outcome is recorded: none left means none running either.
+            if stopping && inFlight.isEmpty { return }
+            // With every place taken, an attempt's end wakes the loop: a due delivery must not.
+            let isFull = inFlight.count >= configuration.maxInFlight
+            let delay: Duration? =
+                databaseFailedAt != nil
+                ? .seconds(1) : stopping || isFull ? nil : nextWake(excluding: inFlight)
+            await wakeup.wait(for: delay)
         }
     }
 
-    /// The deliveries to start now, at most `room`: those ``enqueue(_:)`` handed over if there are any (started
-    /// without a query, so a tap's webhook waits for no read of the database), otherwise those read ahead, and
-    /// when none are left, those due in the state database, none of `inFlight`, up to `maxInFlight` of them, the
-    /// rest kept in `readAhead`. Deliveries due meanwhile are found on the loop's next turn: its wait is then
-    /// computed as zero.
-    private func takeDue(room: Int, _ inFlight: Set<Int64>, readAhead: inout [Delivery]) throws -> [Delivery] {
-        guard room > 0 else { return [] }
-        return try inserted.withLock { fresh in
-            if !fresh.isEmpty {
-                let starting = fresh.prefix(room).filter { !inFlight.contains($0.id) }
-                fresh.removeFirst(min(fresh.count, room))
-                return starting
-            }
+    /// The deliveries to start now, marked in flight, as many as there is room for: those read ahead, and when none
+    /// are left, those due in the state database, none in flight, up to `maxInFlight` of them, the rest kept in
+    /// `readAhead`. Deliveries due meanwhile are found on the loop's next turn: its wait is then computed as zero.
+    private func takeDue(readAhead: inout [Delivery]) throws -> [Delivery] {
+        try shared.withLock { shared in
+            let room = configuration.maxInFlight - shared.inFlight.count
+            guard room > 0 else { return [] }
             if readAhead.isEmpty {
                 readAhead = try database.due(
                     .webhook, now: Timestamp.milliseconds(Date()), limit: configuration.maxInFlight,
-                    excluding: inFlight)
+                    excluding: shared.inFlight)
             }
             let starting = Array(readAhead.prefix(room))
             readAhead.removeFirst(starting.count)
+            shared.inFlight.formUnion(starting.map(\.id))
             return starting
         }
     }

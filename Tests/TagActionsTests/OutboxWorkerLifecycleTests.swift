@@ -164,3 +164,33 @@ extension OutboxWorkerLifecycleTests {
         }
     }
 }
+
+extension OutboxWorkerLifecycleTests {
+    @Test("cancelled with a first attempt hanging, run() returns and the delivery stays pending, sent once")
+    func cancellationEndsAttemptStartedByEnqueue() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let server = try await HTTPTestServer.start { _, _ in .hang }
+            let database = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+            let worker = OutboxWorker(
+                database: database, configuration: .init(userAgent: "tagrouter/test"), logger: TestEnvironment.logger)
+            let eventID = EventID.make()
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await worker.run() }
+                // The worker's client exists once run() has started: wait until the enqueued delivery's request
+                // arrives, whoever started it (enqueue itself, or the loop's first turn).
+                try worker.enqueue(
+                    WebhookRequest(
+                        url: "http://127.0.0.1:\(server.port)/h", timeout: .seconds(600), eventID: eventID, rule: "r"))
+                try await server.waitForRequests(1)
+                tasks.cancelAll()
+                // run() closes its client, which ends the hanging attempt: the group's wait returns.
+                try await tasks.waitForAll()
+            }
+            let record = try #require(try database.deliveries(eventID: eventID).first)
+            #expect(record.state == .pending)
+            #expect(record.attempts == 0)
+            #expect(server.requests.count == 1)
+            try await server.stop()
+        }
+    }
+}
