@@ -16,7 +16,8 @@ extension StateDatabase {
         }
     }
 
-    /// Inserts many deliveries in one transaction (an import).
+    /// Inserts one delivery's row, within the caller's write: ``insert(_:)`` alone, or an import of the legacy
+    /// intake log, which keeps the log's ids (`keepingID`).
     static func insertRow(_ delivery: Delivery, keepingID: Bool = false, _ db: Database) throws {
         // Most webhooks carry no headers of their own: "[]" needs no encoder, on the path of a tap's first attempt.
         let headers =

@@ -162,7 +162,7 @@ public final class StateDatabase: Sendable {
         return migrator
     }
 
-    /// Runs a write transaction, turning database errors into ``StateStoreError``.
+    /// Runs a write, in a transaction unless it is one statement, turning database errors into ``StateStoreError``.
     /// - Parameters:
     ///   - what: what the write does, for the error message.
     ///   - isOneStatement: the body runs a single statement, which SQLite's autocommit makes atomic on its own: no
