@@ -143,6 +143,10 @@ public struct Dispatcher: Sendable {
             return nil
         case .declined:
             return "not confirmed"
+        case .dropped(let why):
+            // Not asked, or no longer: the same link already asked about, too many questions, or stopping.
+            logger.info("open.question_dropped", metadata: ["rule.name": "\(rule)", "reason": "\(why)"])
+            return "not confirmed: \(why)"
         case .unavailable(let why):
             let first = toldCannotAsk.value.withLock { told in
                 defer { told = true }

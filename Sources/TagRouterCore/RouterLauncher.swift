@@ -86,9 +86,12 @@ public enum RouterLauncher {
         routerConfiguration.eventExecutor = watchThread
         let notifier = ServiceNotifier()
         let readiness = "watching readers with \(ruleSet.rules.count) rule\(ruleSet.rules.count == 1 ? "" : "s")"
+        let confirmer = DesktopNotifications()
         routerConfiguration.stopEvents = {
             notifier.stopping()
             watcher.stop()
+            // A question on screen would hold its tap, and the shutdown, for up to 2 minutes: closed now.
+            confirmer.stop()
         }
         routerConfiguration.eventHandled = { notifier.alive() }
         routerConfiguration.heartbeat = { notifier.ready(status: readiness) }
@@ -105,7 +108,7 @@ public enum RouterLauncher {
                 .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, mqtt: mqtt, logger: logger))
             }
                 ?? .dryRun,
-            history: outbox, metrics: metrics, logger: logger, confirmer: DesktopNotifications())
+            history: outbox, metrics: metrics, logger: logger, confirmer: confirmer)
         services.append(RulesReloader(store: store, logger: logger))
         do {
             var fetch = try AssociationFetcher.Configuration.from(environment: environment)

@@ -104,6 +104,68 @@ import VirtualTag
         }
     }
 
+    @Test("only the notification server answers: an ActionInvoked signal from another client of the bus opens nothing")
+    func aForgedAnswerOpensNothing() async throws {
+        try await Self.withDesktopRouter { desktop, harness, opened in
+            let tag = try harness.present(uri: "https://example.com/forged")
+            try await Self.waitForNotifications(1, desktop, harness)
+            // Notification ids are sequential from 1: a client that guesses sends every early id, with both
+            // actions that open.
+            for id in 1...4 {
+                for action in ["default", "open"] {
+                    _ = try await desktop.dbusSend([
+                        "--session", "--type=signal", "/org/freedesktop/Notifications",
+                        "org.freedesktop.Notifications.ActionInvoked", "uint32:\(id)", "string:\(action)",
+                    ])
+                }
+            }
+            // dunst's own answer comes after the forged ones: the question is still open, and dismissing it
+            // opens nothing.
+            #expect(try await desktop.dunstctl(["count", "displayed"]) == "1")
+            _ = try await desktop.dunstctl(["close"])
+            try await harness.router.waitForLog("open declined (not confirmed)")
+            #expect(opened().isEmpty)
+            #expect(harness.router.lines(containing: "open ok").isEmpty)
+            try await harness.remove(tag, slot: 0)
+        }
+    }
+
+    @Test("one question at a time: the same link from another reader while it is on screen is dropped")
+    func theSameLinkIsAskedOnce() async throws {
+        try await Self.withDesktopRouter { desktop, harness, opened in
+            let first = try harness.present(uri: "https://example.com/same", slot: 0)
+            try await Self.waitForNotifications(1, desktop, harness)
+            let second = try harness.present(uri: "https://example.com/same", slot: 1)
+            try await harness.router.waitForLog("open.question_dropped")
+            try await harness.router.waitForLog(
+                "open declined (not confirmed: a question about the same link is already shown or waiting)")
+            #expect(try await desktop.dunstctl(["count", "displayed"]) == "1")
+            _ = try await desktop.dunstctl(["action", "0"])
+            try await harness.router.waitForLog("action.outcome=\"open ok (exit 0)\"")
+            #expect(opened() == ["https://example.com/same"])
+            try await harness.remove(first, slot: 0)
+            try await harness.remove(second, slot: 1)
+        }
+    }
+
+    @Test("SIGTERM with a question on screen closes it and stops the router at once, not at the question's limit")
+    func sigtermClosesTheQuestion() async throws {
+        try await Self.withDesktopRouter { desktop, harness, opened in
+            let tag = try harness.present(uri: "https://example.com/stopping")
+            try await Self.waitForNotifications(1, desktop, harness)
+            // Unanswered, the question would last until dunst expires it (10 s) or the router's limit (2 min):
+            // 8 s is a bound only a router that closes it meets (the terminate would otherwise hang).
+            let (status, _) = try await harness.router.terminate(timeout: .seconds(8))
+            #expect(status == 0, "\(harness.router.log)")
+            #expect(
+                harness.router.lines(containing: "open declined (not confirmed: the router is stopping)").count == 1,
+                "\(harness.router.log)")
+            try await desktop.waitForNotifications(0)
+            #expect(opened().isEmpty)
+            await tag.remove()
+        }
+    }
+
     @Test("with no notification server nothing opens, and the router says why once")
     func noServerNothingOpens() async throws {
         try await Self.withDesktopRouter(notificationServer: false) { _, harness, opened in

@@ -71,16 +71,28 @@ public struct DesktopSession: Sendable {
     /// Runs `dunstctl` in the session and returns what it printed; throws when it fails.
     /// - Parameter arguments: its arguments.
     public func dunstctl(_ arguments: [String]) async throws -> String {
-        let output = directory + "/dunstctl-\(UUID().uuidString)"
+        try await run("dunstctl", arguments)
+    }
+
+    /// Runs `dbus-send` in the session, as a client of the bus other than the notification server, and returns
+    /// what it printed; throws when it fails.
+    /// - Parameter arguments: its arguments.
+    public func dbusSend(_ arguments: [String]) async throws -> String {
+        try await run("dbus-send", arguments)
+    }
+
+    /// Runs `/usr/bin/<program>` in the session and returns what it printed; throws when it fails.
+    private func run(_ program: String, _ arguments: [String]) async throws -> String {
+        let output = directory + "/\(program)-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = try ChildProcess.spawn(
-            "/usr/bin/dunstctl", arguments, environment: environment, outputPath: output, errorPath: output)
+            "/usr/bin/" + program, arguments, environment: environment, outputPath: output, errorPath: output)
         guard let status = await process.wait(upTo: .seconds(10)) else {
             process.killAndReap()
-            throw HarnessError("dunstctl \(arguments.joined(separator: " ")) did not finish")
+            throw HarnessError("\(program) \(arguments.joined(separator: " ")) did not finish")
         }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw HarnessError("dunstctl \(arguments.joined(separator: " ")): \(text)") }
+        guard status == 0 else { throw HarnessError("\(program) \(arguments.joined(separator: " ")): \(text)") }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
