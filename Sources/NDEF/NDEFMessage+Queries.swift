@@ -13,6 +13,58 @@ extension NDEFMessage {
         return nil
     }
 
+    /// How many UTF-8 bytes at the start of ``tagURI`` the tag did not store as text: the prefix its URI record's
+    /// identifier code stands for (`https://` for code 0x04), 0 for an absolute-URI record, a code 0x00 or no URI.
+    /// The text the tag stores starts right after them: an NTAG 424 DNA's SUN MAC covers it from there
+    /// (docs/doors.md, "What a SUN message proves").
+    public var tagURIPrefixLength: Int {
+        func prefixLength(_ record: NDEFRecord) -> Int {
+            guard record.tnf == .wellKnown, record.type == RecordType.uri, let code = record.payload.first else {
+                return 0
+            }
+            return URIPrefix.prefix(forCode: code)?.utf8.count ?? 0
+        }
+        for record in records {
+            switch record.content {
+            case .uri: return prefixLength(record)
+            case .smartPoster(let poster):
+                return poster.records.first { $0.tnf == .wellKnown && $0.type == RecordType.uri }.map(prefixLength) ?? 0
+            case .absoluteURI: return 0
+            default: continue
+            }
+        }
+        return 0
+    }
+
+    /// The message with the record that holds ``tagURI`` holding `uri` instead (a Smart Poster keeps its titles,
+    /// action, size, type and icons); the message itself when it has no URI. For showing a tag without a secret
+    /// its URI carries (docs/doors.md, "What a SUN message proves").
+    /// - Parameter uri: the URI to put in place.
+    /// - Returns: the message.
+    public func replacingTagURI(with uri: String) -> NDEFMessage {
+        var records = records
+        for (index, record) in records.enumerated() {
+            switch record.content {
+            case .uri:
+                records[index] = URIRecord(uri: uri).record
+                records[index].id = record.id
+            case .smartPoster(let poster):
+                records[index] =
+                    SmartPoster(
+                        uri: uri, titles: poster.titles, action: poster.action, size: poster.size, type: poster.type,
+                        icons: poster.icons
+                    ).record
+                records[index].id = record.id
+            case .absoluteURI:
+                records[index] = NDEFRecord(
+                    tnf: .absoluteURI, type: Array(uri.utf8), id: Array(record.id), payload: Array(record.payload))
+            default: continue
+            }
+            return NDEFMessage(records: records)
+        }
+        return self
+    }
+
     /// The texts of the top-level Text records, in order (Smart Poster titles are not included).
     public var texts: [String] {
         records.compactMap { record in

@@ -54,6 +54,9 @@ public struct NTAG424Provisioner: Sendable {
         public let piccDataOffset: Int
         /// The offset in the NDEF file of the MAC's 16 hex digits.
         public let macOffset: Int
+        /// The offset in the NDEF file of the URL's first stored character (the byte after the URI record's
+        /// identifier code): the MAC covers the URL from there up to its own first digit (SDMMACInputOffset).
+        public let macInputOffset: Int
 
         /// Builds the template: `uri` with the query items `piccItem=<32 zeros>` and `macItem=<16 zeros>` appended.
         /// - Parameters:
@@ -79,8 +82,9 @@ public struct NTAG424Provisioner: Sendable {
             let mac = macItem + "=" + String(repeating: "0", count: 16)
             let full = uri + (uri.contains("?") ? "&" : "?") + picc + "&" + mac
             let message: [UInt8]
+            let record = URIRecord(uri: full).record
             do {
-                message = try NDEFMessage(records: [URIRecord(uri: full).record]).encoded()
+                message = try NDEFMessage(records: [record]).encoded()
             } catch {
                 throw NFCTagError(.messageTooLarge, "the URL cannot be encoded: \(error)")
             }
@@ -95,6 +99,9 @@ public struct NTAG424Provisioner: Sendable {
             self.message = message
             macOffset = 2 + message.count - 16
             piccDataOffset = macOffset - 1 - (macItem.utf8.count + 1) - 32
+            // The record is the message's only one and its payload ends the message: the identifier code, then
+            // the URL's stored text.
+            macInputOffset = 2 + message.count - (record.payload.count - 1)
         }
     }
 
@@ -184,7 +191,8 @@ public struct NTAG424Provisioner: Sendable {
         plan.append(
             (
                 "ChangeFileSettings file 02: SDM on, PICCData at \(template.piccDataOffset) with key 1, MAC at "
-                    + "\(template.macOffset) with key 2, read free, write and change with key 0",
+                    + "\(template.macOffset) with key 2 over the URL from \(template.macInputOffset), read free, "
+                    + "write and change with key 0",
                 .settings(settingsData)
             ))
         var keysChanged: [Int] = []
@@ -233,10 +241,11 @@ public struct NTAG424Provisioner: Sendable {
 
     /// ChangeFileSettings' data: SDM on in CommMode.Plain; read free, write, read&write and change with key 0;
     /// UID and read counter mirrored as encrypted PICCData (key 1), ASCII; counter retrieval never; the MAC with
-    /// key 2 over nothing (its input starts where it is written), as AN12196's example does.
+    /// key 2 over the URL as stored, from its first character to the MAC (SDMMACInputOffset at the URL's start,
+    /// not at the MAC as in AN12196's example, whose MAC proves nothing of the URL: docs/doors.md).
     static func sdmSettings(_ template: Template) -> [UInt8] {
         [0x40, 0x00, 0xE0, 0xC1, 0xFF, metaReadKeyNumber << 4 | fileReadKeyNumber] + le24(template.piccDataOffset)
-            + le24(template.macOffset) + le24(template.macOffset)
+            + le24(template.macInputOffset) + le24(template.macOffset)
     }
 
     static func le24(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16)] }
@@ -256,8 +265,10 @@ public struct NTAG424Provisioner: Sendable {
         guard let picc = bytes(at: template.piccDataOffset, count: 16),
             let mac = bytes(at: template.macOffset, count: 8)
         else { throw NFCTagError(.verificationFailed, "the tag read back mirrors no SUN message") }
+        let macInput = Array(message[(template.macInputOffset - 2)..<(template.macOffset - 2)])
         let verdict = SUNCrypto.verify(
-            piccData: picc, mac: mac, encData: nil, macInput: [], metaReadKey: metaReadKey, fileReadKey: fileReadKey)
+            piccData: picc, mac: mac, encData: nil, macInput: macInput, metaReadKey: metaReadKey,
+            fileReadKey: fileReadKey)
         guard case .verified(let sun) = verdict, sun.uid == uid else {
             throw NFCTagError(
                 .verificationFailed, "the SUN message read back does not verify with the new keys (\(verdict))")

@@ -123,7 +123,7 @@ public struct Dispatcher: Sendable {
                         result: .failed(reason: "refused to open \(uri): not http, https or a scheme the rule allows")))
                 continue
             }
-            if case .open(let uri) = action, rule.asksBeforeOpening(event),
+            if case .open(let uri) = action, rule.asksBeforeOpening(event, denial: denial),
                 let refusal = await confirmation(of: uri, rule: rule.name, reader: document.reader)
             {
                 outcomes.append(ActionOutcome(kind: .open, result: .declined(reason: refusal)))

@@ -75,6 +75,8 @@ final class PresentationFollower: Sendable {
         var isDeferred = false
         /// Bumped at every change of presence: a timer set for an older generation does nothing.
         var generation = 0
+        /// The `held` timers of this stay: they end with the presentation.
+        var heldTimers: [UInt64] = []
 
         /// The longest `after` of the rules with `removed`, 1 s when none has it.
         var grace: Duration { rules.compactMap { $0.on.removed?.timing }.max() ?? .seconds(1) }
@@ -224,15 +226,17 @@ final class PresentationFollower: Sendable {
                 // over now.
                 close(reader: waiting.reader, at: now(), in: &state)
             }
-            state.present[followed.reader] = followed
+            var following = followed
             chain(id: id, in: &state) { await tapDone.wait() }
             for rule in rules {
                 guard let held = rule.on.held else { continue }
                 let reader = followed.reader
-                setTimer(at: start + held.timing, in: &state) { [weak self] in
+                let timer = setTimer(at: start + held.timing, in: &state) { [weak self] in
                     self?.heldTimerFired(reader: reader, id: id, start: start, rule: rule)
                 }
+                following.heldTimers += timer.map { [$0] } ?? []
             }
+            state.present[followed.reader] = following
         }
     }
 
@@ -300,6 +304,7 @@ final class PresentationFollower: Sendable {
     /// window when a rule has `returned`.
     private func close(reader: String, at instant: ContinuousClock.Instant, in state: inout State) {
         guard let followed = state.present.removeValue(forKey: reader), !state.isStopped else { return }
+        for token in followed.heldTimers { state.timers.removeValue(forKey: token)?() }
         let leftAt = followed.leftAt ?? instant
         if let window = followed.window {
             // Windows that closed are forgotten; past the limit, the one closing soonest goes too.
@@ -341,16 +346,24 @@ final class PresentationFollower: Sendable {
         }
     }
 
+    /// Sets a timer; returns its token (to cancel it with `state.timers`), nil once stopped.
+    @discardableResult
     private func setTimer(
         at deadline: ContinuousClock.Instant, in state: inout State, _ fire: @escaping @Sendable () -> Void
-    ) {
-        guard !state.isStopped else { return }
+    ) -> UInt64? {
+        guard !state.isStopped else { return nil }
         let token = state.nextToken
         state.nextToken += 1
         state.timers[token] = schedule(deadline) { [weak self] in
             guard let self, self.state.withLock({ $0.timers.removeValue(forKey: token) }) != nil else { return }
             fire()
         }
+        return token
+    }
+
+    /// How many timers are set and not yet fired or cancelled (for tests: timers end with their presentation).
+    var timerCount: Int {
+        state.withLock { $0.timers.count }
     }
 }
 

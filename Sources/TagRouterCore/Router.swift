@@ -203,11 +203,13 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         case .read(let read): tag = read
         }
         let arrival = follower.arrived(reader: tap.reader, serial: tap.serial, identity: tag.identity)
+        // Before anything decides what to do with the tag: a verified message is spent once seen, whatever comes of
+        // it (admitted, refused, held by learn), so a copy of it is worth nothing later.
+        spendSUNCounter(&tag)
         guard !tag.matches.isEmpty || tag.refusal != nil else { return .ignored(tag.tag) }
         if let claimFolder, LearnClaim.current(in: claimFolder)?.readers.contains(tap.reader) == true {
             return .heldByLearn(tag.tag)
         }
-        refuseReplays(&tag)
         // The refusing rule's cooldown when a door rule refused the tag (the matched rules are `continue` ones).
         guard let deciding = tag.refusal?.rule ?? tag.matches.first?.rule else { return .ignored(tag.tag) }
         let rules = tag.matches.map(\.rule.name) + (tag.refusal.map { [$0.rule.name] } ?? [])
@@ -267,35 +269,51 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         return .dispatched(tag.tag, dispatch)
     }
 
-    /// A verified SUN message whose counter is not above the highest accepted for its UID is a replay (a copied
-    /// URL): the rules that required it match no more, and the first of them refuses the tag (docs/rules.md,
-    /// "SUN: tags that prove themselves"). A store that cannot be used refuses too: a door fails closed.
-    func refuseReplays(_ tag: inout ReadTag) {
-        guard let sun = tag.event.sun, let counters = sunCounters, let replay = Refusal.replay(of: tag.matches) else {
-            return
-        }
+    /// Records the counter of the tap's verified SUN message, if it has one; a counter not above the highest
+    /// recorded for its UID is a replay (a copied URL): the rules that required the message match no more, the
+    /// first of them refuses the tag, and a door rule that refused it already refuses it as a replay
+    /// (docs/doors.md, "SUN: tags that prove themselves"). A store that cannot be used refuses too: a door fails
+    /// closed.
+    func spendSUNCounter(_ tag: inout ReadTag) {
+        guard let sun = tag.event.sun, let counters = sunCounters else { return }
         let isNew: Bool
         do {
             isNew = try counters.acceptSUNCounter(keySetID: sun.keySetID, uid: sun.uid, counter: sun.counter)
         } catch {
-            logger.error(
-                "sun.counter_store_failed: the tag is refused",
-                metadata: ["error": "\(error)", "rule.name": "\(replay.refusal.rule.name)"])
+            logger.error("sun.counter_store_failed: the tag is refused", metadata: ["error": "\(error)"])
             isNew = false
         }
         guard !isNew else { return }
-        (tag.matches, tag.refusal) = (replay.matches, replay.refusal)
+        if let replay = Refusal.replay(of: tag.matches) {
+            (tag.matches, tag.refusal) = (replay.matches, replay.refusal)
+        } else if let refusal = tag.refusal, refusal.rule.requiresSUN {
+            tag.refusal = Refusal(index: refusal.index, rule: refusal.rule, reason: .replay)
+        }
     }
 
     /// Carries out a later event of a followed presentation and reports it (docs/rules.md, "Tags that stay on
     /// the reader").
     /// - Parameter event: the event.
     func carryOut(_ event: PresentationFollower.Event) async {
+        // The rules as they are now: a reload since the tap may have changed a rule's actions, or removed the rule
+        // or its event, and a later event never runs what the rules no longer say.
+        let current = pipeline.rules.ruleSet.rules
+        let rules = event.rules.compactMap { followed in
+            current.first { $0.name == followed.name && $0.on[event.context.kind] != nil }
+        }
+        guard !rules.isEmpty else {
+            logger.debug(
+                "presentation.event_skipped: its rules were removed or changed by a reload",
+                metadata: [
+                    "event": "\(event.context.kind.rawValue)", "presentation.id": "\(event.context.presentationID)",
+                ])
+            return
+        }
         let time = Date()
         let eventID = EventID.make(at: time)
-        let rules = await dispatcher.dispatch(
-            event.rules.map { ($0, event.context) }, of: event.tag, eventID: eventID, time: time)
-        var dispatch = Dispatch(eventID: eventID, time: time, rules: rules, latency: .zero, readTime: .zero)
+        let dispatched = await dispatcher.dispatch(
+            rules.map { ($0, event.context) }, of: event.tag, eventID: eventID, time: time)
+        var dispatch = Dispatch(eventID: eventID, time: time, rules: dispatched, latency: .zero, readTime: .zero)
         dispatch.event = event.context.kind
         dispatch.presentationID = event.context.presentationID
         dispatch.presentedFor = event.context.presentedFor

@@ -33,7 +33,7 @@ public struct TapPipeline: Sendable {
         let bytes: [UInt8]
         if case .message(let message) = reading.content { bytes = message } else { bytes = [] }
         var tag = TagSummary(reader: tap.reader, uid: reading.uid.map(UID.hex), tech: reading.technology.rawValue)
-        let message: NDEFMessage
+        var message: NDEFMessage
         do {
             message = try NDEFMessage(decoding: bytes)
         } catch {
@@ -41,12 +41,18 @@ public struct TapPipeline: Sendable {
         }
         let decision = rules.ruleSet.decide(
             TagEvent(reading: reading, message: message, reader: tap.reader), at: Date())
+        var identity = TagIdentity(uid: reading.uid, ndef: bytes)
+        if let sun = decision.event.sun {
+            // The message is shown without the SUN message it carried (the event's URI already is), and a tag the
+            // reader cannot name (a random UID, a new message on every read) is the UID it proved.
+            message = message.replacingTagURI(with: decision.event.uri ?? "")
+            if case .content = identity, let uid = HexText.bytes(sun.uid) { identity = .uid(uid) }
+        }
         tag.uri = decision.event.uri
         tag.name = decision.event.known?.name
         return .read(
             ReadTag(
-                tag: tag, event: decision.event, message: message,
-                identity: TagIdentity(uid: reading.uid, ndef: bytes), matches: decision.matches,
+                tag: tag, event: decision.event, message: message, identity: identity, matches: decision.matches,
                 refusal: decision.refusal, readTime: readTime))
     }
 }

@@ -18,6 +18,17 @@ public enum Action: Sendable, Hashable {
         case .mqtt: "mqtt"
         }
     }
+
+    /// Every template of the action, in the order written.
+    var templates: [Template] {
+        switch self {
+        case .run(let run): run.argv + run.environment.map(\.value)
+        case .open(let uri): [uri]
+        case .webhook(let webhook):
+            [webhook.url] + webhook.headers.map(\.value) + [webhook.body, webhook.secret].compactMap { $0 }
+        case .mqtt(let mqtt): [mqtt.topic, mqtt.payload].compactMap { $0 }
+        }
+    }
 }
 
 /// A `run` action.

@@ -1,6 +1,7 @@
 import AASAPatterns
 import Foundation
 import NDEF
+import SUNMessage
 import Yams
 
 extension FileParser {
@@ -211,7 +212,9 @@ extension FileParser {
 }
 
 extension FileParser {
-    static let sunKeys = ["piccData", "mac", "encData", "uid", "counter", "metaReadKey", "fileReadKey", "diversify"]
+    static let sunKeys = [
+        "piccData", "mac", "encData", "uid", "counter", "metaReadKey", "fileReadKey", "diversify", "macInput",
+    ]
 
     /// Parses a `sun:` condition (docs/rules.md, "SUN: tags that prove themselves"). The keys must come from
     /// `${VAR}`, are checked for length, and are never shown.
@@ -222,7 +225,24 @@ extension FileParser {
         var keys: [String: [UInt8]] = [:]
         var valid = true
         var diversification: [UInt8]?
+        var macInput = SUNMACInput.url
+        var macInputNode: Node?
         for item in items {
+            if item.key == "macInput" {
+                guard let (value, display) = string(item.value, "'macInput'") else {
+                    valid = false
+                    continue
+                }
+                guard let mode = SUNMACInput(rawValue: value) else {
+                    error(item.value, "'macInput' is url, fileData or none, not '\(display)' \(context)")
+                    valid = false
+                    continue
+                }
+                macInput = mode
+                macInputNode = item.value
+                if !mode.coversURL { partialSUN = (item.value, mode.rawValue) }
+                continue
+            }
             if item.key == "diversify" {
                 diversification = parseDiversification(item.value, context: context)
                 valid = valid && diversification != nil
@@ -285,6 +305,20 @@ extension FileParser {
                 error(node, "'sun' with 'piccData' needs 'metaReadKey' \(context)")
             }
         }
+        switch macInput {
+        case .fileData where names["encData"] == nil:
+            error(
+                macInputNode ?? node,
+                "'macInput: fileData' needs 'encData' (the item the MAC input starts at) \(context)")
+            valid = false
+        case .none where names["encData"] != nil:
+            error(
+                macInputNode ?? node,
+                "'macInput: none' leaves the file data unproved; with 'encData' the MAC must cover it (url or "
+                    + "fileData) \(context)")
+            valid = false
+        default: break
+        }
         guard valid, let mac = names["mac"], let fileReadKey = keys["fileReadKey"],
             isPlain || (names["piccData"] != nil && keys["metaReadKey"] != nil)
         else { return nil }
@@ -294,7 +328,8 @@ extension FileParser {
             macItem: mac, encItem: names["encData"], metaReadKey: metaReadKey, fileReadKey: fileReadKey,
             diversification: diversification,
             keySetID: SUNCondition.keySetID(
-                metaReadKey: metaReadKey, fileReadKey: fileReadKey, diversification: diversification))
+                metaReadKey: metaReadKey, fileReadKey: fileReadKey, diversification: diversification),
+            macInput: macInput)
     }
 
     /// Parses `diversify: { applicationID: "3042F5", systemIdentifier: "4E585020416275" }`: NXP AN10922's input

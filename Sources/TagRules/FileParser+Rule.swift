@@ -42,6 +42,7 @@ extension FileParser {
         var conditions: MatchConditions?
         var actions: [Action] = []
         openSites = []
+        partialSUN = nil
         var continues = false
         var cooldown = defaultCooldown
         var on = PresentationEvents()
@@ -107,6 +108,10 @@ extension FileParser {
         if let zoneItem = items.first(where: { $0.key == "timeZone" }), windows == nil, conditions.tags == nil {
             warning(zoneItem.keyNode, "'timeZone' has no effect without 'when' or 'tags' \(context)")
         }
+        if let partialSUN {
+            warnAboutTagChosenPlaceholders(
+                actions + (denied ?? []) + on.kinds.flatMap { on[$0]?.actions ?? [] }, partialSUN)
+        }
         if let confirmItem = items.first(where: { $0.key == "confirm" }), openSites.isEmpty {
             warning(confirmItem.keyNode, "'confirm' has no effect without an 'open' action \(context)")
         }
@@ -115,6 +120,20 @@ extension FileParser {
             cooldown: cooldown, conditions: conditions, on: on, denied: denied)
         rule.confirm = confirm
         return rule
+    }
+
+    /// A `sun` whose MAC does not cover the URL proves the UID and the counter only: every placeholder of the
+    /// rule's actions that the tag chooses gets a warning (docs/doors.md, "What a SUN message proves").
+    private func warnAboutTagChosenPlaceholders(_ actions: [Action], _ sun: (node: Node, mode: String)) {
+        var warned: Set<String> = []
+        for placeholder in actions.flatMap(\.templates).flatMap(\.placeholders) where placeholder.isChosenByTag {
+            guard warned.insert(placeholder.name).inserted else { continue }
+            warning(
+                sun.node,
+                "'{\(placeholder.name)}' is the tag's choice: with 'macInput: \(sun.mode)' the SUN MAC proves the "
+                    + "UID and the counter, not the URL (use {sun.uid}, {sun.counter}, or a tag whose MAC covers "
+                    + "the URL, as 'tagrouter write --sun' provisions it)")
+        }
     }
 
     /// Whether a template's scheme is written in the rule (its fixed text starts with `scheme:`), not taken from

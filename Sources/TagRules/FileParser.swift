@@ -16,6 +16,9 @@ final class FileParser {
     var ruleCount = 0
     /// The `open` actions of the rule being parsed, with their nodes (for the scheme warning of `parseRule`).
     var openSites: [(uri: Template, node: Node)] = []
+    /// The `macInput` of the rule being parsed when its `sun` MAC does not cover the URL (for the warning about
+    /// the placeholders the tag chooses, `parseRule`).
+    var partialSUN: (node: Node, mode: String)?
     /// Rule names already taken, across files.
     var knownNames: [String: SourceLocation]
 

@@ -74,11 +74,11 @@ struct MatchConditions: Sendable {
             func refuse(_ reason: DenialReason, _ detail: @autoclosure () -> String) -> Outcome {
                 Outcome(matched: false, reason: explaining ? "sun: " + detail() : "", refusal: reason)
             }
-            switch sun.verify(event.uri ?? "") {
+            switch sun.verify(event.uri ?? "", prefixLength: event.uriPrefixLength) {
             case .verified(let reading):
                 let verified = VerifiedSUN(
                     uid: HexText.string(reading.uid, uppercase: true), counter: reading.counter,
-                    fileData: reading.fileData, keySetID: sun.keySetID)
+                    fileData: reading.fileData, keySetID: sun.keySetID, messageItems: sun.messageItems)
                 outcome.sun = verified
                 gated.uid = verified.uid
                 gated.known = enrolled(verified.uid)
@@ -92,6 +92,9 @@ struct MatchConditions: Sendable {
         }
         if explaining, let verified = outcome.sun {
             outcome.reason += "; sun: verified, UID \(verified.uid), counter \(verified.counter)"
+            if let sun, !sun.macInput.coversURL {
+                outcome.reason += " (macInput: \(sun.macInput.rawValue): the URL around the message is not proved)"
+            }
         }
         return outcome
     }

@@ -40,6 +40,15 @@ public enum Placeholder: Sendable, Hashable {
         }
     }
 
+    /// Whether the value comes from what the tag's NDEF message says (its URI's parts, its texts), which anyone
+    /// who writes a tag chooses, rather than from the reader, the rule, the event or a verified message.
+    var isChosenByTag: Bool {
+        switch self {
+        case .uri, .scheme, .host, .path, .query, .fragment, .queryItem, .text: true
+        default: false
+        }
+    }
+
     /// The name as written between braces.
     public var name: String {
         switch self {

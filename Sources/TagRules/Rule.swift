@@ -1,5 +1,6 @@
 import AASAPatterns
 public import Foundation
+import SUNMessage
 
 /// One validated rule: its conditions, its actions and how it takes part in evaluation.
 public struct Rule: Sendable {
@@ -40,25 +41,32 @@ public struct Rule: Sendable {
     /// Whether the rule requires a verified SUN message (`sun`), whose counter the router checks for replays.
     public var requiresSUN: Bool { matcher.conditions.sun != nil }
 
-    /// Whether a tag this rule matched is trusted to open a link without asking: the rule rests on something the
+    /// Whether a tag this rule admitted is trusted to open a link without asking: what admitted it is something the
     /// tag cannot forge or the owner declared (docs/rules.md, "Confirmation before open"): a live association file
-    /// in force for the domain, a verified SUN message, or UIDs the rule lists (`uid`, or enrolled `tags`).
+    /// in force for the domain, a verified SUN message whose MAC covers the URL, or UIDs the rule lists (`uid`, or
+    /// enrolled `tags`). A `sun` whose MAC does not cover the URL (`macInput: none` or `fileData`) is never
+    /// trusted: the URL around the message is the tag's choice. Trust is read off the outcome: a tag the rule
+    /// refused is never trusted (``asksBeforeOpening(_:denial:)``).
     /// - Parameter event: the tag event the rule matched.
     public func trusts(_ event: TagEvent) -> Bool {
         let conditions = matcher.conditions
+        if let sun = conditions.sun {
+            return sun.macInput.coversURL && event.sun != nil
+        }
         if conditions.live != nil, conditions.unavailable == nil { return true }
-        if conditions.sun != nil, event.sun != nil { return true }
         return conditions.uids != nil || conditions.tags != nil
     }
 
-    /// Whether the rule's `open` of a tag it matched asks the desktop first: `always`, or `untrusted` for a tag
-    /// it does not trust.
-    /// - Parameter event: the tag event.
-    public func asksBeforeOpening(_ event: TagEvent) -> Bool {
+    /// Whether the rule's `open` asks the desktop first: `always`, or `untrusted` for a tag it does not trust, and
+    /// for every tag it refused (its `denied:` actions: the tag proved nothing).
+    /// - Parameters:
+    ///   - event: the tag event.
+    ///   - denial: why the rule refused the tag, when the `open` is one of its `denied:` actions.
+    public func asksBeforeOpening(_ event: TagEvent, denial: DenialReason? = nil) -> Bool {
         switch confirm {
         case .always: true
         case .never: false
-        case .untrusted: !trusts(event)
+        case .untrusted: denial != nil || !trusts(event)
         }
     }
 

@@ -4,7 +4,7 @@ import AASAPatterns
 /// performance goal): rules with `domains` are bucketed by scheme and exact host (hashed) and by scheme and the
 /// parent domain of wildcard entries (looked up label by label from the right; a `domains` rule without
 /// `schemes` is filed under http and https), rules with only `schemes` by scheme, rules with
-/// no URI condition but a `uid` list by UID (hashed); the remaining rules are always candidates. Buckets hold
+/// no URI condition but a `uid` list (and no `sun`) by UID (hashed); the remaining rules are always candidates. Buckets hold
 /// rule indices in load order.
 struct RuleIndex: Sendable {
     /// A scheme and a host (or parent domain), hashed together without building a string.
@@ -38,7 +38,9 @@ struct RuleIndex: Sendable {
                 }
             } else if let schemeList = conditions.schemes {
                 for scheme in schemeList { Self.append(index, to: &schemes[scheme, default: []]) }
-            } else if let uidList = conditions.uids {
+            } else if let uidList = conditions.uids, conditions.sun == nil {
+                // A `sun` rule's `uid` names the UID its verified message holds, not the one the reader saw (an
+                // NTAG 424 DNA may answer a random one): such a rule is a candidate for every tag.
                 for uid in uidList { Self.append(index, to: &uids[uid, default: []]) }
             } else {
                 uriIndependent.append(index)

@@ -99,11 +99,14 @@ public struct RuleSet: Sendable {
     }
 
     /// The event with the enrolled entry of the UID its verified SUN message names, when the reader's UID (random,
-    /// for an NTAG 424 DNA set so) names none: `{tag.name}` follows the tag that proved itself.
+    /// for an NTAG 424 DNA set so) names none: `{tag.name}` follows the tag that proved itself. Its URI shows
+    /// `<sun>` in place of the message (``VerifiedSUN/redacted(_:)``): from here on, the log, the history, the
+    /// event documents and every placeholder see the URI without a message anyone could present again.
     private static func identifiedBySUN(_ event: TagEvent, _ tags: KnownTags) -> TagEvent {
-        guard event.known == nil, let sun = event.sun else { return event }
+        guard let sun = event.sun else { return event }
         var event = event
-        event.known = tags[uid: sun.uid]
+        if event.known == nil { event.known = tags[uid: sun.uid] }
+        event.uri = event.uri.map(sun.redacted)
         return event
     }
 

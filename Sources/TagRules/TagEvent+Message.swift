@@ -12,5 +12,6 @@ extension TagEvent {
         self.init(
             uid: uid?.uppercased(), reader: reader, tech: tech, records: message.records, uri: message.tagURI,
             texts: message.texts, mediaTypes: message.mediaTypes, externalTypes: message.externalTypes)
+        uriPrefixLength = message.tagURIPrefixLength
     }
 }

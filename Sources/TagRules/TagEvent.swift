@@ -12,6 +12,11 @@ public struct TagEvent: Sendable, Hashable {
     public var records: [NDEFRecord]
     /// The tag's URI (docs/rules.md, "The tag's URI"), expanded, if there is one.
     public var uri: String?
+    /// How many UTF-8 bytes at the start of ``uri`` the tag abbreviated with its URI record's identifier code
+    /// (8 for `https://` stored as code 0x04), 0 when the tag stores the whole URI; nil when unknown (a URI typed
+    /// to `tagrouter match`: both the usual abbreviation and none are tried). A SUN MAC that covers the URL
+    /// covers the text after them (docs/doors.md, "What a SUN message proves").
+    public var uriPrefixLength: Int?
     /// The texts of the Text records, in message order (Smart Poster titles excluded).
     public var texts: [String]
     /// The media types of TNF 2 records, lower-cased, without parameters.

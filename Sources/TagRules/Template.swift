@@ -65,6 +65,11 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         return prefix
     }
 
+    /// The placeholders of the template, in order.
+    var placeholders: [Placeholder] {
+        segments.compactMap { if case .placeholder(let placeholder) = $0 { placeholder } else { nil } }
+    }
+
     /// Whether the template contains no placeholder.
     var isStatic: Bool {
         !segments.contains { if case .placeholder = $0 { true } else { false } }

@@ -1,6 +1,6 @@
 import Foundation
 import NDEF
-import SUNMessage
+public import SUNMessage
 
 /// An emulated NFC Forum Type 4 tag: the NDEF Tag Application (mapping v1 or v2 AID), its capability container
 /// file `E1 03` and an NDEF file (standard: 2-byte NLEN, or extended: 4-byte NLEN and the `06` File Control TLV).
@@ -31,8 +31,11 @@ public struct Type4Card: VirtualCard {
         public var isReadOnly = false
         /// The UID answered to `FF CA 00 00 00`.
         public var uid: [UInt8] = [0x04, 0x52, 0x61, 0x7A, 0x3C, 0x69, 0x80]
+        /// Random ID (an NTAG 424 DNA set so, a phone emulating a card): `FF CA 00 00 00` answers a fresh 4-byte UID
+        /// starting `08` (ISO/IEC 14443-3's random UID) each time; the SUN message keeps naming ``uid``.
+        public var randomID = false
         /// NTAG 424 DNA's Secure Dynamic Messaging: a fresh SUN message mirrored into the NDEF file on every read
-        /// (``Type4Card/sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:)`` sets it up); nil: a plain file.
+        /// (``Type4Card/sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:macInput:randomID:)`` sets it up); nil: a plain file.
         public var sdm: SDMMirror?
 
         /// Default options: mapping v2, MLe 255, standard file `E1 04`.
@@ -41,7 +44,7 @@ public struct Type4Card: VirtualCard {
 
     /// Where an NTAG 424 DNA mirrors its SUN message in the NDEF file, and with which keys (AES mode, NXP
     /// AN12196): the encrypted PICCData (32 hex digits), the encrypted file data if any, and the MAC (16 hex
-    /// digits) over the text from the file data to the MAC.
+    /// digits) over the text from SDMMACInputOffset to the MAC.
     public struct SDMMirror: Sendable, Hashable {
         /// K_SDMMetaRead.
         public var metaReadKey: [UInt8]
@@ -125,11 +128,15 @@ public struct Type4Card: VirtualCard {
     ///   - fileReadKey: K_SDMFileRead (16 bytes).
     ///   - counter: SDMReadCtr before the first read.
     ///   - fileData: the file data to mirror encrypted (a multiple of 16 bytes), if any.
+    ///   - macInput: what the MAC covers: the whole URL (as `tagrouter write --sun` provisions a tag), the text
+    ///     from the file data on (AN12196's layout with file data), or nothing (AN12196's example, boltcards).
+    ///   - randomID: the reader sees a fresh random UID on every read (``Options/randomID``).
     /// - Returns: the card.
-    /// - Throws: ``VirtualTagError`` when a key, the UID or the file data has the wrong length.
+    /// - Throws: ``VirtualTagError`` when a key, the UID or the file data has the wrong length, or `macInput` is
+    ///   `fileData` without file data.
     public static func sun(
         uri: String, uid: [UInt8], metaReadKey: [UInt8], fileReadKey: [UInt8], counter: UInt32 = 0,
-        fileData: [UInt8]? = nil
+        fileData: [UInt8]? = nil, macInput: SUNMACInput = .url, randomID: Bool = false
     ) throws(VirtualTagError) -> Type4Card {
         let name = "ntag424"
         guard uid.count == 7 else { throw .invalidOption(tag: name, option: "uid", reason: "must be 7 bytes") }
@@ -155,11 +162,24 @@ public struct Type4Card: VirtualCard {
                     full[$0.upperBound...].utf8.count
                 } ?? 0)
         }
+        let macOffset = offset(after: "&m=")
+        let encDataOffset = enc == nil ? nil : offset(after: "&e=")
+        let macInputOffset: Int
+        switch macInput {
+        case .url: macInputOffset = uriStart
+        case .fileData:
+            guard let encDataOffset else {
+                throw .invalidOption(tag: name, option: "macInput", reason: "fileData needs file data")
+            }
+            macInputOffset = encDataOffset
+        case .none: macInputOffset = macOffset
+        }
         var options = Options()
         options.uid = uid
+        options.randomID = randomID
         options.sdm = SDMMirror(
             metaReadKey: metaReadKey, fileReadKey: fileReadKey, counter: counter, piccDataOffset: offset(after: "p="),
-            macOffset: offset(after: "&m="), encDataOffset: enc == nil ? nil : offset(after: "&e="), fileData: fileData)
+            macOffset: macOffset, encDataOffset: encDataOffset, fileData: fileData, macInputOffset: macInputOffset)
         return try Type4Card(message: message, options: options)
     }
 
@@ -185,7 +205,7 @@ public struct Type4Card: VirtualCard {
     }
 
     /// What SDM mirrors now: the chip's settings and keys for an NTAG 424 DNA made with ``ntag424(message:uid:)``,
-    /// the fixed mirror of ``sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:)`` otherwise.
+    /// the fixed mirror of ``sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:macInput:randomID:)`` otherwise.
     private var activeMirror: SDMMirror? {
         guard let chip else { return options.sdm }
         guard chip.fileOption & 0x40 != 0, let settings = chip.sdm else { return nil }
@@ -252,7 +272,9 @@ public struct Type4Card: VirtualCard {
         guard let apdu = CommandAPDU(command) else { return StatusWord.wrongLength }
         switch (apdu.cla, apdu.ins) {
         case (0xFF, 0xCA):
-            return apdu.p1 == 0x00 ? options.uid + StatusWord.ok : StatusWord.functionNotSupported
+            guard apdu.p1 == 0x00 else { return StatusWord.functionNotSupported }
+            guard options.randomID else { return options.uid + StatusWord.ok }
+            return [0x08] + (0..<3).map { _ in UInt8.random(in: 0...255) } + StatusWord.ok
         case (0x00, 0xA4):
             return select(apdu)
         case (0x00, 0xB0):

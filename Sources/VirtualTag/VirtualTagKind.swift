@@ -14,7 +14,7 @@ public enum VirtualTagKind: String, Sendable, Hashable, CaseIterable {
     case type4
     /// An NTAG 424 DNA (Type 4) as it leaves the factory (``Type4Card/ntag424(message:uid:)``, keys zero, ready for
     /// `tagrouter write --sun`); with SUN keys, one that mirrors a fresh SUN message on every read
-    /// (``Type4Card/sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:)``).
+    /// (``Type4Card/sun(uri:uid:metaReadKey:fileReadKey:counter:fileData:macInput:randomID:)``).
     case ntag424
     /// MIFARE Classic 1K, NDEF formatted (MAD, public keys).
     case classic1k

@@ -206,4 +206,38 @@ import Testing
         let later = expected.later.joined().map { String($0.split(separator: " ")[0]) }
         for kind in ["held", "removed"] { #expect(later.filter { $0 == kind }.count > 50, "\(kind)") }
     }
+
+    @Test("a held timer ends with its presentation: a tag taken away before its hold leaves no timer set")
+    func heldTimersEndWithThePresentation() async throws {
+        let text = """
+            version: 1
+            rules:
+              - name: shelf
+                match: { any: true }
+                run: [/bin/true]
+                on:
+                  removed: { after: 100ms, run: [/bin/true] }
+                  held: { for: 1h, run: [/bin/true] }
+            """
+        let rule = try RuleSet.load(files: [("f.yaml", text)], environment: [:]).get().rules[0]
+        let clock = VirtualClock()
+        let follower = PresentationFollower(now: { clock.now }, schedule: { clock.schedule($0, $1) })
+        let events = Mutex<[String]>([])
+        follower.cardPresented(reader: "Shelf", serial: 1)
+        let tag = Self.tag()
+        #expect(follower.arrived(reader: "Shelf", serial: 1, identity: tag.identity) == .tap)
+        let done = Gate()
+        follower.follow(id: "p1", tag: tag, rules: [rule], start: clock.now, tapDone: done) { event in
+            events.withLock { $0.append(event.context.kind.rawValue) }
+        }
+        done.open()
+        #expect(follower.timerCount == 1)
+        follower.cardLeft(reader: "Shelf")
+        clock.advance(to: clock.now + .milliseconds(150))
+        #expect(follower.presentCount == 0)
+        #expect(follower.timerCount == 0, "the held timer of a closed presentation is cancelled")
+        clock.advance(to: clock.now + .seconds(7_200))
+        await follower.stop()
+        #expect(events.withLock { $0 } == ["removed"])
+    }
 }

@@ -293,6 +293,47 @@ private let rules = """
         #expect(again.rules.map(\.rule) == ["front-door"])
     }
 
+    @Test func laterEventsRunTheRulesInForce() async throws {
+        let shelf = """
+            version: 1
+            rules:
+              - name: shelf
+                match: { domains: [shelf.example] }
+                run: ["/bin/true", "tap"]
+                on:
+                  removed: { run: ["/bin/true", "removed-v1"] }
+            """
+        let embedded = try EmbeddedRouter(rules: shelf)
+        let tapped = embedded.rules.ruleSet.rules[0]
+        let event = PresentationFollower.Event(
+            context: PresentationContext(kind: .removed, presentationID: "p1", presentedFor: .seconds(2)),
+            tag: ReadTag(
+                tag: TagSummary(reader: door, uid: "04A1B2C3D4E580", tech: "type2", uri: "https://shelf.example/1"),
+                event: TagEvent(
+                    uid: "04A1B2C3D4E580", reader: door, tech: "type2", uri: "https://shelf.example/1"),
+                message: NDEFMessage(records: []), identity: .uid([0x04, 0xA1]), matches: [], readTime: .zero),
+            rules: [tapped])
+        func argvs() -> [[String]] {
+            embedded.performer.actions.compactMap { if case .run(let argv, _, _, _) = $0.action { argv } else { nil } }
+        }
+        // Changed by a reload between the tap and the removal: the removal runs the new version.
+        try shelf.replacingOccurrences(of: "removed-v1", with: "removed-v2").write(
+            toFile: embedded.rulesFile, atomically: true, encoding: .utf8)
+        #expect(embedded.rules.reload())
+        await embedded.router.carryOut(event)
+        #expect(argvs() == [["/bin/true", "removed-v2"]])
+        // The rule keeps no removed event, or is gone: nothing runs.
+        try shelf.replacingOccurrences(of: "removed: { run:", with: "held: { for: 1h, run:").write(
+            toFile: embedded.rulesFile, atomically: true, encoding: .utf8)
+        #expect(embedded.rules.reload())
+        await embedded.router.carryOut(event)
+        try shelf.replacingOccurrences(of: "name: shelf", with: "name: other").write(
+            toFile: embedded.rulesFile, atomically: true, encoding: .utf8)
+        #expect(embedded.rules.reload())
+        await embedded.router.carryOut(event)
+        #expect(argvs() == [["/bin/true", "removed-v2"]])
+    }
+
     @Test func theRunningRouterResetsItsReaderWhenPcscdIsLostAndStopsOnShutdown() async throws {
         let embedded = try EmbeddedRouter(rules: rules)
         try await testGracefulShutdown { trigger in

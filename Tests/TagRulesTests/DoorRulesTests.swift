@@ -478,7 +478,8 @@ import Testing
         """
     }
 
-    static let sun = #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${FILE}"}"#
+    /// AN12196's example: its MAC covers no URL text (`macInput: none`).
+    static let sun = #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${FILE}", macInput: none}"#
 
     static let an12196 = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
 
@@ -505,7 +506,16 @@ import Testing
         let missing = TagEvent(uid: nil, reader: "Door", tech: "type4", uri: "https://ntag.nxp.com/424?c=00")
         #expect(rules.decide(missing, at: Date()).refusal?.reason == .notSUN)
         let explained = rules.explain(event).first
-        #expect(explained?.reason == "all of: domains, sun; sun: verified, UID 04DE5F1EACC040, counter 61")
+        #expect(
+            explained?.reason
+                == "all of: domains, sun; sun: verified, UID 04DE5F1EACC040, counter 61 (macInput: none: the URL "
+                + "around the message is not proved)")
+        // A rule that wants the URL proved (the default) refuses AN12196's message: its MAC covers nothing.
+        let strict = try RuleSet.load(
+            files: [("door.yaml", Self.rules(Self.sun.replacingOccurrences(of: ", macInput: none", with: "")))],
+            environment: Self.environment
+        ).get()
+        #expect(strict.decide(event, at: Date()).refusal?.reason == .badMAC)
         let explainedBad = rules.explain(tampered).first
         #expect(explainedBad?.reason == "sun: the MAC does not match (an altered URL, or the wrong file read key)")
     }
@@ -546,7 +556,7 @@ import Testing
         var environment = Self.environment
         environment["MASTER"] = String(repeating: "5A", count: 16)
         let sun =
-            #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${MASTER}", diversify: {applicationID: "3042F5", systemIdentifier: "4E585020416275"}}"#
+            #"{piccData: e, mac: c, metaReadKey: "${META}", fileReadKey: "${MASTER}", macInput: none, diversify: {applicationID: "3042F5", systemIdentifier: "4E585020416275"}}"#
         let rules = try RuleSet.load(files: [("door.yaml", Self.rules(sun))], environment: environment).get()
         let alice: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
         let bob: [UInt8] = [0x04, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC]
