@@ -30,6 +30,7 @@ public enum Doctor {
                     detail: "\(loaded.ruleCount) rules in \(loaded.fileCount) files"
                         + (ruleSet.tags.entries.isEmpty ? "" : ", \(ruleSet.tags.entries.count) enrolled tags")
                         + " (\(sources))"))
+            checks += randomIDChecks(ruleSet.tags)
             let needsOpener = ruleSet.rules.contains { $0.actions.contains(where: \.isOpen) }
             checks.append(HostChecks.opener(path: environment["PATH"] ?? "", needed: needsOpener))
             let asks = ruleSet.rules.contains { rule in rule.confirm != .never && rule.actions.contains(where: \.isOpen)
@@ -56,6 +57,7 @@ public enum Doctor {
                     fix: "run `tagrouter check \(sources)` for every diagnostic"))
         }
         checks.append(HostChecks.stateDirectory(stateDirectory))
+        checks += corruptDatabaseChecks(stateDirectory: stateDirectory)
         return checks
     }
 

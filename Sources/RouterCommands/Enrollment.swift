@@ -20,7 +20,8 @@ public enum Enrollment {
         public var validUntil: String?
         /// `--note`.
         public var note: String?
-        /// `--replace`: replace the entry of a UID already enrolled.
+        /// `--replace`: replace the entry of a UID already enrolled, keeping what the other options do not set
+        /// (its groups, validity days and note) and its `disabled`.
         public var replace: Bool
         /// `--timeout`: how long to wait for a tag.
         public var timeout: Duration
@@ -118,9 +119,25 @@ public enum Enrollment {
         guard let uidBytes = reading.uid else {
             throw CommandFailure("the tag on \"\(reader)\" gave no UID: it cannot be enrolled")
         }
+        // The read verifies no SUN message (that takes a rule's keys), so a random ID is refused whatever the tag
+        // holds.
+        return try enroll(
+            request, uid: uidBytes, reader: reader, tech: reading.technology.rawValue, sources: sources)
+    }
+
+    /// Writes the entry for a UID read on `reader`, under the folder's lock: refused for a random ID.
+    static func enroll(_ request: Request, uid uidBytes: [UInt8], reader: String, tech: String, sources: [String])
+        throws(CommandFailure) -> Enrolled
+    {
         let uid = UID.hex(uidBytes)
+        if KnownTags.isRandomID(uid) {
+            throw CommandFailure(
+                "the tag on \"\(PrintableText.line(reader))\" uses a random ID (its UID \(uid) changes at every "
+                    + "tap), so it cannot be enrolled by UID: admit it by its SUN message with a `sun` rule, or use "
+                    + "a tag with Random ID turned off")
+        }
         return try TagsFile.editing(sources: sources) { file throws(CommandFailure) in
-            try enroll(request, uid: uid, reader: reader, tech: reading.technology.rawValue, in: file)
+            try enroll(request, uid: uid, reader: reader, tech: tech, in: file)
         }
     }
 
@@ -128,15 +145,13 @@ public enum Enrollment {
     private static func enroll(_ request: Request, uid: String, reader: String, tech: String, in file: TagsFile)
         throws(CommandFailure) -> Enrolled
     {
-        let entry = TagsFileEntry(
-            name: request.name, uid: uid, groups: request.groups, validFrom: request.validFrom,
-            validUntil: request.validUntil, note: request.note)
         let existing = file.tags[uid: uid]
         if let existing, !request.replace {
             throw CommandFailure(
                 "\(uid) is already enrolled as '\(PrintableText.line(existing.name))' (\(existing.location)); "
                     + "pass --replace to replace that entry")
         }
+        let entry = try replacement(for: existing, by: request, uid: uid)
         if let taken = file.tags.entries.first(where: { $0.name == request.name }), taken.uid != uid {
             throw CommandFailure(
                 "the name '\(PrintableText.line(request.name))' is taken by \(taken.uid) (\(taken.location))")
@@ -156,6 +171,33 @@ public enum Enrollment {
         try file.write(newText)
         return Enrolled(
             file: file.path, name: request.name, reader: reader, replaced: existing != nil, tech: tech, uid: uid)
+    }
+
+    /// The entry `request` writes for `uid`: with `--replace`, what it does not set (groups, validity days, note)
+    /// and the old entry's `disabled` are kept, so that enrolling a disabled (lost) fob again does not enable it.
+    /// - Throws: ``CommandFailure`` when a day given and a day kept would end before they begin.
+    static func replacement(for existing: KnownTag?, by request: Request, uid: String) throws(CommandFailure)
+        -> TagsFileEntry
+    {
+        guard let existing else {
+            return TagsFileEntry(
+                name: request.name, uid: uid, groups: request.groups, validFrom: request.validFrom,
+                validUntil: request.validUntil, note: request.note)
+        }
+        let entry = TagsFileEntry(
+            name: request.name, uid: uid, groups: request.groups.isEmpty ? existing.groups : request.groups,
+            validFrom: request.validFrom ?? existing.validFrom?.description,
+            validUntil: request.validUntil ?? existing.validUntil?.description, note: request.note ?? existing.note,
+            disabled: existing.disabled)
+        if let from = entry.validFrom.flatMap(CalendarDay.init), let until = entry.validUntil.flatMap(CalendarDay.init),
+            until < from
+        {
+            let kept = request.validFrom == nil ? "validFrom \(from)" : "validUntil \(until)"
+            throw CommandFailure(
+                "--valid-\(request.validFrom == nil ? "until" : "from") ends the validity before the \(kept) kept "
+                    + "from \(existing.location); give --valid-from and --valid-until together")
+        }
+        return entry
     }
 
     /// Claims the used readers in the rules folder, waits for the next tag put on one of them (one already there

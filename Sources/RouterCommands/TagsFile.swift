@@ -4,7 +4,8 @@ import TagRules
 
 /// The tags file of a rules folder as `tagrouter learn` and `tagrouter tags` see it: its path, its text and its
 /// validated entries (docs/rules.md, "The tags file"). Edits go through ``TagsFileEditor`` (text, so comments
-/// stay) and are written whole to a temporary file that is renamed over the old one.
+/// stay) and are written whole to a temporary file that is renamed over the old one (over the file a symbolic
+/// link points to, the link kept).
 struct TagsFile {
     /// The rules folder.
     let folder: String
@@ -76,16 +77,21 @@ struct TagsFile {
         return entry
     }
 
-    /// Writes new text: to a temporary file in the folder, then renamed over the file, keeping the file's mode,
-    /// owner and group (a new file: mode 0640, group `tagrouter` when root writes it, else the folder's).
+    /// Writes new text: to a temporary file beside the file, synced, then renamed over it and the directory
+    /// synced, keeping the file's mode, owner and group (a new file: mode 0640, group `tagrouter` when root writes
+    /// it, else the folder's). A `tags.yaml` that is a symbolic link stays one: the file it points to (through
+    /// every link) is the one replaced, by a temporary file in its own directory.
     /// - Parameter newText: the whole new text.
     /// - Throws: ``CommandFailure`` naming the file and the system's reason.
     func write(_ newText: String) throws(CommandFailure) {
+        let target = try Self.resolvingLinks(path)
+        let directory = Self.directory(of: target)
         var existing = stat()
-        let exists = stat(path, &existing) == 0
+        let exists = stat(target, &existing) == 0
         var folderStatus = stat()
         let mode = exists ? existing.st_mode & 0o7777 : 0o640
-        let temporary = folder + "/.tags.yaml.\(getpid()).tmp"
+        let name = target.split(separator: "/").last.map(String.init) ?? KnownTags.fileName
+        let temporary = directory + "/.\(name).\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw Self.failure("cannot write", temporary) }
         let bytes = Array(newText.utf8)
@@ -97,20 +103,53 @@ struct TagsFile {
             _ = fchown(descriptor, existing.st_uid, existing.st_gid)
         } else if geteuid() == 0, let group = getgrnam("tagrouter") {
             _ = fchown(descriptor, 0, group.pointee.gr_gid)
-        } else if stat(folder, &folderStatus) == 0 {
+        } else if stat(directory, &folderStatus) == 0 {
             _ = fchown(descriptor, geteuid(), folderStatus.st_gid)
         }
         _ = fchmod(descriptor, mode)
         let synced = fsync(descriptor) == 0
         close(descriptor)
         guard written == bytes.count, synced else {
+            let failure = Self.failure("cannot write", temporary)
             unlink(temporary)
-            throw Self.failure("cannot write", temporary)
+            throw failure
         }
-        guard rename(temporary, path) == 0 else {
+        guard rename(temporary, target) == 0 else {
+            let failure = Self.failure("cannot replace", target)
             unlink(temporary)
-            throw Self.failure("cannot replace", path)
+            throw failure
         }
+        // The rename is durable once the directory that holds it is on disk.
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryDescriptor >= 0 else { throw Self.failure("cannot sync the folder", directory) }
+        defer { close(directoryDescriptor) }
+        guard fsync(directoryDescriptor) == 0 else { throw Self.failure("cannot sync the folder", directory) }
+    }
+
+    /// The file a path names once every symbolic link on the way is followed (relative links from the link's
+    /// folder); the path itself when it is not a link. A dangling link gives the path it points to, which the
+    /// write then creates.
+    /// - Throws: ``CommandFailure`` for a loop of links.
+    static func resolvingLinks(_ path: String) throws(CommandFailure) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
+                return current
+            }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else { throw failure("cannot read the link", current) }
+            let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = destination.hasPrefix("/") ? destination : directory(of: current) + "/" + destination
+        }
+        throw CommandFailure("\(path): too many levels of symbolic links")
+    }
+
+    /// The folder part of a path (`.` for a bare name).
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// An edit that cannot be made, as one sentence naming the file (and the place, when there is one).

@@ -24,17 +24,27 @@ public final class StateDatabase: Sendable {
     /// Finished rows written since the last prune: old rows are pruned every 256.
     let writesSincePrune = Atomic<Int>(0)
 
+    /// The file the corrupt database was moved to when this open found it corrupt and started a fresh one
+    /// (`tagrouter.sqlite.corrupt-<UTC time>`, with its `-wal` and `-shm`); nil when the database opened as it was.
+    public let movedAside: String?
+
     /// Opens (creating and migrating if needed) the state database in `directory`.
     /// - Parameters:
     ///   - directory: the state directory; created (0700) if missing, made 0700 if wider.
     ///   - retention: how many finished deliveries and taps to keep.
     ///   - busyTimeout: how long a write waits for another process's write (`tagrouter history` only reads).
+    ///   - movesCorruptFileAside: when the file is corrupt (SQLite's `SQLITE_CORRUPT` or `SQLITE_NOTADB` on opening
+    ///     or migrating, or a `PRAGMA quick_check` that finds a problem), move it aside with its `-wal` and `-shm`
+    ///     (``movedAside``), log that at error level and start a fresh database. Only the router asks for this:
+    ///     it is the one process that writes, and a command run beside it must not move its database away.
+    ///     Without it, a corrupt file is an error saying so.
     ///   - logger: where database maintenance is logged.
     /// - Throws: ``StateStoreError`` naming the path and the cause.
     public init(
         directory: String,
         retention: Int = StateDatabase.defaultRetention,
         busyTimeout: Duration = .seconds(10),
+        movesCorruptFileAside: Bool = false,
         logger: Logger
     ) throws {
         let path = StateDirectory.databasePath(in: directory)
@@ -42,32 +52,56 @@ public final class StateDatabase: Sendable {
         self.path = path
         self.retention = max(1, retention)
         self.logger = logger
+        var configuration = Configuration()
+        let (seconds, attoseconds) = busyTimeout.components
+        configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Each connection's page cache stays at 256 KiB (SQLite's default is 2 MiB per connection, and every
+            // tap writes new pages): the router's memory stays flat (docs/performance.md, "Memory over many
+            // taps").
+            try db.execute(sql: "PRAGMA cache_size = -256")
+        }
         do {
             try StateDirectory.create(directory)
-            // Create the file 0600 before SQLite does, so it (and its -wal/-shm, which copy its mode) is private.
-            let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                throw StateStoreError("state database \(path): cannot create: \(String(cString: strerror(errno)))")
+            do {
+                pool = try Self.openPool(path: path, configuration: configuration, checks: movesCorruptFileAside)
+                movedAside = nil
+            } catch let error where movesCorruptFileAside && Self.isCorruption(error) {
+                let target = try Self.moveAside(path)
+                logger.error(
+                    "state_database.recovered: the corrupt database was moved aside and a fresh one started",
+                    metadata: ["state_database.moved_aside": "\(target)", "error": "\(error)"])
+                pool = try Self.openPool(path: path, configuration: configuration, checks: false)
+                movedAside = target
             }
-            fchmod(descriptor, 0o600)
-            close(descriptor)
-            var configuration = Configuration()
-            let (seconds, attoseconds) = busyTimeout.components
-            configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)
-            configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                // Each connection's page cache stays at 256 KiB (SQLite's default is 2 MiB per connection, and every
-                // tap writes new pages): the router's memory stays flat (docs/performance.md, "Memory over many
-                // taps").
-                try db.execute(sql: "PRAGMA cache_size = -256")
-            }
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
         } catch let error as StateStoreError {
             throw error
+        } catch let error where Self.isCorruption(error) {
+            throw StateStoreError(
+                "state database \(path) is corrupt (\(error)): the router moves it aside and starts a fresh one when "
+                    + "it starts (docs/operations.md, \"A corrupt state database\")")
         } catch {
             throw StateStoreError("state database \(path): \(error)")
         }
+    }
+
+    /// Opens the pool on `path` (creating the file 0600 first) and migrates it. The file is read first through a
+    /// read-only connection, which never checkpoints nor deletes a `-wal` (the pool's last connection does as it
+    /// closes): a corrupt file is found before anything changes its `-wal`, which then goes aside with it. That
+    /// read is a `PRAGMA quick_check` with `checks`, else the schema. The pool is closed again when this throws.
+    private static func openPool(path: String, configuration: Configuration, checks: Bool) throws -> DatabasePool {
+        // Create the file 0600 before SQLite does, so it (and its -wal/-shm, which copy its mode) is private.
+        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StateStoreError("state database \(path): cannot create: \(String(cString: strerror(errno)))")
+        }
+        fchmod(descriptor, 0o600)
+        close(descriptor)
+        try check(path: path, configuration: configuration, quick: checks)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
     }
 
     /// Whether a state database exists in `directory` (`tagrouter history` reads without creating one).

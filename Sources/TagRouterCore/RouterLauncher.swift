@@ -56,7 +56,11 @@ public enum RouterLauncher {
         var worker: OutboxWorker?
         if !settings.isDryRun {
             do {
-                let opened = try StateDatabase(directory: settings.stateDirectory, logger: logger)
+                // A corrupt database is moved aside for a fresh one (logged, counted, shown by `tagrouter doctor`):
+                // a restart would find it corrupt again, and the door would stay down.
+                let opened = try StateDatabase(
+                    directory: settings.stateDirectory, movesCorruptFileAside: true, logger: logger)
+                if opened.movedAside != nil { metrics.stateDatabaseRecovered() }
                 // An upgrade from a release with an intake log loses nothing: what it holds is imported once.
                 try opened.importLegacyIntakeLog()
                 let outboxWorker = OutboxWorker(

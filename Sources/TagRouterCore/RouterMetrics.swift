@@ -20,6 +20,9 @@ public struct RouterMetrics: Sendable {
     let mqttConnected: Gauge
     /// Time from the reader event to the start of the dispatch (the tap line's `latency_ms`).
     let tapToDispatch: Timer
+    /// Corrupt state databases moved aside at start for a fresh one (0 or 1 per run; docs/operations.md,
+    /// "A corrupt state database").
+    let stateDatabaseRecoveries: Counter
 
     /// Creates the metrics.
     /// - Parameter factory: where the metrics are registered, such as a `PrometheusMetricsFactory`.
@@ -33,6 +36,7 @@ public struct RouterMetrics: Sendable {
         mqttConnected = Gauge(label: "tagrouter_mqtt_connected", factory: factory)
         tapToDispatch = Timer(
             label: "tagrouter_tap_to_dispatch_seconds", preferredDisplayUnit: .seconds, factory: factory)
+        stateDatabaseRecoveries = Counter(label: "tagrouter_state_database_recovered_total", factory: factory)
     }
 
     /// Records how many deliveries of a kind wait in the outbox (`tagrouter_outbox_depth{kind=…}`).
@@ -41,6 +45,11 @@ public struct RouterMetrics: Sendable {
     ///   - depth: the number pending.
     func outboxDepth(kind: String, _ depth: Int) {
         Gauge(label: "tagrouter_outbox_depth", dimensions: [("kind", kind)], factory: factory).record(depth)
+    }
+
+    /// Counts a corrupt state database moved aside for a fresh one (`tagrouter_state_database_recovered_total`).
+    func stateDatabaseRecovered() {
+        stateDatabaseRecoveries.increment()
     }
 
     /// Counts a failed read by its kind.

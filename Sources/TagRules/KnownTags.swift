@@ -1,4 +1,5 @@
 public import Foundation
+import NDEF
 
 /// A day of the calendar, as the tags file writes it (`2026-12-01`): no time, no zone. Compared with the day a
 /// rule's time zone says it is (docs/rules.md, "The tags file").
@@ -198,6 +199,34 @@ public enum DenialReason: String, Sendable, Hashable, CaseIterable, Encodable {
         case .unknownTag: 0
         case .notListed: 1
         default: 2
+        }
+    }
+}
+
+extension KnownTags {
+    /// Whether a UID is an ISO/IEC 14443-3 random ID: 4 bytes whose first is `08`, which the tag draws anew at
+    /// every tap (a DESFire or NTAG 424 DNA with Random ID on), so that an entry by UID never matches it again.
+    /// - Parameter uid: the UID, hex without separators (any case).
+    public static func isRandomID(_ uid: String) -> Bool {
+        uid.utf8.count == 8 && uid.uppercased().hasPrefix("08")
+    }
+
+    /// A warning for each entry whose UID is a random ID (``isRandomID(_:)``), at the entry's `file:line:col` (its
+    /// name): the entry loads, but no tap will ever match it. `tagrouter doctor` shows them; the loader does not
+    /// add them to a load's diagnostics (so `tagrouter check` does not print them).
+    /// - Parameter text: the tags file's text, for the line the warning quotes.
+    /// - Returns: the warnings, in file order.
+    public func randomIDWarnings(text: String? = nil) -> [Diagnostic] {
+        let lines = text?.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        return entries.filter { Self.isRandomID($0.uid) }.map { tag in
+            let line = tag.location.line
+            let source = lines.flatMap { line >= 1 && line <= $0.count ? String($0[line - 1]) : nil }
+            return Diagnostic(
+                file: tag.location.file, line: line, column: tag.location.column, severity: .warning,
+                message: "tag '\(PrintableText.line(tag.name))' has the UID \(tag.uid), a random ID (4 bytes from 08, "
+                    + "new at every tap): it will never match; admit the tag by its SUN message with a `sun` rule, "
+                    + "or use a tag with Random ID turned off",
+                sourceLine: source)
         }
     }
 }

@@ -14,6 +14,8 @@ public struct TagsFileEntry: Sendable, Equatable {
     public var validUntil: String?
     /// The owner's note.
     public var note: String?
+    /// Whether the tag is disabled: written `disabled: true` (last) when it is, not written when it is not.
+    public var disabled: Bool
 
     /// Creates an entry.
     /// - Parameters:
@@ -23,9 +25,10 @@ public struct TagsFileEntry: Sendable, Equatable {
     ///   - validFrom: the first valid day, `YYYY-MM-DD`.
     ///   - validUntil: the last valid day, `YYYY-MM-DD`.
     ///   - note: a note.
+    ///   - disabled: whether the tag is disabled.
     public init(
         name: String, uid: String, groups: [String] = [], validFrom: String? = nil, validUntil: String? = nil,
-        note: String? = nil
+        note: String? = nil, disabled: Bool = false
     ) {
         self.name = name
         self.uid = uid
@@ -33,6 +36,7 @@ public struct TagsFileEntry: Sendable, Equatable {
         self.validFrom = validFrom
         self.validUntil = validUntil
         self.note = note
+        self.disabled = disabled
     }
 }
 
@@ -116,7 +120,8 @@ public enum TagsFileEditor {
     }
 
     /// `text` with the entry whose `name` equals `name` replaced by `entry`, at the same place and indentation;
-    /// the comment lines above it are kept, its own lines (with their comments, and any `disabled:`) are not.
+    /// the comment lines above it are kept, its own lines (with their comments) are not: what it holds afterwards,
+    /// `disabled:` included, is exactly `entry` (`tagrouter learn --replace` carries the old entry's state over).
     /// - Parameters:
     ///   - name: the name of the entry to replace, exactly as it reads after YAML decoding.
     ///   - entry: the new entry.
@@ -287,6 +292,7 @@ extension TagsFileEditor {
         if let validFrom = entry.validFrom { fields.append("validFrom: \(day(validFrom))") }
         if let validUntil = entry.validUntil { fields.append("validUntil: \(day(validUntil))") }
         if let note = entry.note { fields.append("note: \(scalar(note))") }
+        if entry.disabled { fields.append("disabled: true") }
         let keyColumn = max(keyColumn, dashColumn + 2)
         let dash =
             String(repeating: " ", count: dashColumn - 1) + "-"
@@ -389,6 +395,9 @@ extension TagsFileEditor {
             case "validFrom": entry.validFrom = string
             case "validUntil": entry.validUntil = string
             case "note": entry.note = string
+            case "disabled":
+                guard value.scalar?.style == .plain, string == "true" || string == "false" else { return nil }
+                entry.disabled = string == "true"
             default: return nil
             }
         }

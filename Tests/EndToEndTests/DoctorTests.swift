@@ -53,4 +53,47 @@ import VirtualTag
         #expect(rules["status"] == "problem")
         #expect(checks.first { $0["name"] == "state directory" }?["status"] == "ok")
     }
+
+    @Test func aCorruptStateDatabaseIsMovedAsideTheRouterStartsAndDoctorSaysSo() async throws {
+        let directory = NSTemporaryDirectory() + "doctor-\(UUID().uuidString)"
+        let state = directory + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let garbage = Data(repeating: 0xA5, count: 4096)
+        _ = FileManager.default.createFile(atPath: state + "/tagrouter.sqlite", contents: garbage)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PCSCLITE_CSOCK_NAME"] = directory + "/no-such.comm"
+        let rules = try Self.rulesFile(in: directory)
+
+        // A command beside it moves nothing: it says the file is corrupt and where recovery is described.
+        let history = try await TagRouterBinary.run(["history", "--state-dir", state], environment: environment)
+        #expect(history.status == 1)
+        #expect(history.standardError.contains("is corrupt"), "\(history.standardError)")
+
+        let router = try RouterProcess(
+            arguments: ["--rules", rules, "--state-dir", state, "--log-format", "json"], environment: environment,
+            directory: directory)
+        try await router.waitForLog("state_database.recovered")
+        try await router.waitForLog("pcscd is not running")
+        let line = try #require(router.lines(containing: "state_database.recovered").first)
+        let logged = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        #expect(logged["level"] == "error")
+        let movedAside = try #require(logged["state_database.moved_aside"])
+        #expect(movedAside.hasPrefix(state + "/tagrouter.sqlite.corrupt-"))
+        #expect(FileManager.default.contents(atPath: movedAside) == garbage)
+        #expect(router.isRunning)
+        #expect(try await router.terminate().status == 0)
+
+        let output = try await TagRouterBinary.run(
+            ["doctor", "--rules", rules, "--state-dir", state, "--json"], environment: environment)
+        let checks = try #require(
+            try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: String]])
+        let database = try #require(checks.first { $0["name"] == "state database" }, "\(output.standardOutput)")
+        #expect(database["status"] == "warning")
+        #expect(database["detail"]?.contains(movedAside) == true)
+        #expect(database["fix"]?.contains("A corrupt state database") == true)
+        // The fresh database is a real one: history reads it.
+        let after = try await TagRouterBinary.run(["history", "--state-dir", state], environment: environment)
+        #expect(after.status == 0, "\(after.standardError)")
+    }
 }

@@ -163,4 +163,83 @@ struct StateDatabaseTests {
             }
         }
     }
+    @Test("a file of garbage bytes is moved aside with its -wal and -shm, and a fresh database starts")
+    func garbageIsMovedAside() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let path = StateDirectory.databasePath(in: directory)
+            let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+            for suffix in ["", "-wal", "-shm"] {
+                _ = FileManager.default.createFile(atPath: path + suffix, contents: garbage)
+            }
+            // A command (not the router) says what is wrong and where to read how to recover, and moves nothing.
+            #expect {
+                try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+            } throws: { error in
+                let message = (error as? StateStoreError)?.description ?? ""
+                return message.contains("\(path) is corrupt") && message.contains("A corrupt state database")
+            }
+            #expect(StateDirectory.corruptDatabases(in: directory).isEmpty)
+
+            let database = try StateDatabase(
+                directory: directory, movesCorruptFileAside: true, logger: TestEnvironment.logger)
+            let movedAside = try #require(database.movedAside)
+            #expect(StateDirectory.corruptDatabases(in: directory) == [movedAside])
+            let name = (movedAside as NSString).lastPathComponent
+            #expect(name.hasPrefix("tagrouter.sqlite.corrupt-"))
+            let stamp = name.dropFirst("tagrouter.sqlite.corrupt-".count)
+            #expect(stamp.count == 16 && stamp.hasSuffix("Z") && stamp.dropFirst(8).first == "T", "\(name)")
+            // The file and its -wal as they were (the -shm, an index SQLite rebuilds from the -wal, may be rewritten).
+            for suffix in ["", "-wal"] {
+                #expect(FileManager.default.contents(atPath: movedAside + suffix) == garbage, "\(suffix)")
+            }
+            #expect(FileManager.default.fileExists(atPath: movedAside + "-shm"))
+            #expect(try database.history().taps.isEmpty)
+            _ = try database.insert(.webhook("http://h/", eventID: "after"))
+            #expect(try database.deliveries(eventID: "after").map(\.state) == [.pending])
+            #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+            // The fresh database is healthy: the next start keeps it.
+            #expect(
+                try StateDatabase(directory: directory, movesCorruptFileAside: true, logger: TestEnvironment.logger)
+                    .movedAside == nil)
+        }
+    }
+
+    @Test("a truncated real database is found corrupt and moved aside; a second one gets a name of its own")
+    func truncatedDatabaseIsMovedAside() async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let path = StateDirectory.databasePath(in: directory)
+            do {
+                let database = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+                for index in 0..<400 {
+                    _ = try database.insert(.webhook("http://h/\(index)", eventID: "e\(index)"))
+                    try database.recordTap(
+                        TapRecord(
+                            time: Date(), reader: "R", outcome: .matched,
+                            detail: String(repeating: "d", count: 200)))
+                }
+            }
+            // The last connection closed: the WAL is checkpointed into the file and removed.
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            #expect(size > 100_000)
+            #expect(truncate(path, off_t(size / 2)) == 0)
+            let first: String
+            do {
+                let database = try StateDatabase(
+                    directory: directory, movesCorruptFileAside: true, logger: TestEnvironment.logger)
+                first = try #require(database.movedAside)
+                #expect((try FileManager.default.attributesOfItem(atPath: first)[.size] as? Int) == size / 2)
+                #expect(try database.deliveries(eventID: "e1").isEmpty)
+            }
+            // Corrupt again: the second file moved aside does not replace the first (in the same second, its name
+            // ends in -2).
+            let copy = try #require(FileManager.default.contents(atPath: first))
+            try FileManager.default.removeItem(atPath: path)
+            _ = FileManager.default.createFile(atPath: path, contents: copy)
+            let again = try StateDatabase(
+                directory: directory, movesCorruptFileAside: true, logger: TestEnvironment.logger)
+            let second = try #require(again.movedAside)
+            #expect(second != first)
+            #expect(Set(StateDirectory.corruptDatabases(in: directory)) == [first, second])
+        }
+    }
 }

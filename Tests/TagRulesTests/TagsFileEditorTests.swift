@@ -293,6 +293,21 @@ import Yams
         #expect(try Self.names(in: text) == ["alice", "bob", "dave"])
     }
 
+    @Test("Replacing with a disabled entry writes disabled: true, last, and the result reads back as the entry")
+    func replaceKeepsDisabled() throws {
+        let entry = TagsFileEntry(
+            name: "bob", uid: "04B2", validFrom: "2026-01-01", validUntil: "2026-12-31", note: "lost", disabled: true)
+        let text = try TagsFileEditor.replacing(entryNamed: "bob", with: entry, in: Self.commented)
+        #expect(
+            text.contains(
+                "  # Bob, nights\n  - name: bob\n    uid: \"04B2\"\n    validFrom: 2026-01-01\n"
+                    + "    validUntil: 2026-12-31\n    note: lost\n    disabled: true\n\n  # Dave, visitor\n"),
+            "\(text)")
+        let appended = try TagsFileEditor.appending(
+            TagsFileEntry(name: "eve", uid: "04E5", disabled: true), to: Self.commented)
+        #expect(appended.contains("  - name: eve\n    uid: \"04E5\"\n    disabled: true\n"))
+    }
+
     @Test("Replacing refuses a new name that another tag has")
     func replaceWithTakenName() {
         #expect(throws: TagsFileEditError(line: 5, column: 3, message: "a tag named 'alice' exists already")) {

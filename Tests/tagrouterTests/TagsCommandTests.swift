@@ -94,6 +94,40 @@ import Testing
         }
     }
 
+    @Test("a tags.yaml that is a symbolic link stays one: the file it points to gets the change, in its own folder")
+    func symlinkedFile() throws {
+        try withFolder { folder in
+            // tags.yaml -> ../shared/current.yaml (relative) -> fobs.yaml, as a deployment tool may leave it.
+            let shared = folder + "-shared"
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: shared) }
+            try FileManager.default.moveItem(atPath: folder + "/tags.yaml", toPath: shared + "/fobs.yaml")
+            chmod(shared + "/fobs.yaml", 0o604)
+            try FileManager.default.createSymbolicLink(
+                atPath: shared + "/current.yaml", withDestinationPath: "fobs.yaml")
+            let link = "../" + (shared as NSString).lastPathComponent + "/current.yaml"
+            try FileManager.default.createSymbolicLink(atPath: folder + "/tags.yaml", withDestinationPath: link)
+
+            let output = TagsCommands.edit(.disable, "alice", sources: [folder])
+            #expect(output.status == 0, "\(output.errors)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder + "/tags.yaml") == link)
+            #expect(
+                try FileManager.default.destinationOfSymbolicLink(atPath: shared + "/current.yaml") == "fobs.yaml")
+            let text = try String(contentsOfFile: shared + "/fobs.yaml", encoding: .utf8)
+            #expect(text.contains("    note: blue fob\n    disabled: true\n"))
+            #expect(
+                (try FileManager.default.attributesOfItem(atPath: shared + "/fobs.yaml")[.posixPermissions] as? Int)
+                    == 0o604)
+            // No temporary file is left in either folder.
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: shared).sorted() == ["current.yaml", "fobs.yaml"])
+            #expect(!(try FileManager.default.contentsOfDirectory(atPath: folder)).contains { $0.hasSuffix(".tmp") })
+            #expect(
+                TagsCommands.list(sources: [folder], json: false).standardOutput.hasPrefix(
+                    #""alice"  04A1B2C3D4E580  disabled"#))
+        }
+    }
+
     @Test("edits made at the same time are all kept: each takes the folder's lock and reads the other's file")
     func concurrentEdits() async throws {
         let entries = (0..<40).map { "  - name: tag\($0)\n    uid: \"04\(String(format: "%02X", $0))\"\n" }.joined()
