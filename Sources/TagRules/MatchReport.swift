@@ -62,6 +62,7 @@ public struct MatchReport: Sendable, Encodable {
         event: TagEvent, ruleSet: RuleSet, explaining: Bool, eventID: String, time: String, at date: Date = Date(),
         highestSUNCounter: ((VerifiedSUN) -> UInt32?)? = nil
     ) {
+        let original = event
         var decision = ruleSet.decide(event, at: date)
         var replayNote: String?
         if let sun = decision.event.sun, let highest = highestSUNCounter?(sun), sun.counter <= highest,
@@ -111,7 +112,8 @@ public struct MatchReport: Sendable, Encodable {
                 errors.append("rule '\(refusal.rule.name)': \(error)")
             }
         }
-        explain = explaining ? ruleSet.explain(event, at: date) : nil
+        // The event as given: the decided one shows `<sun>` in place of a verified message, which no rule verifies.
+        explain = explaining ? ruleSet.explain(original, at: date) : nil
         if let replayNote, let refusal = decision.refusal,
             let index = explain?.firstIndex(where: { $0.rule == refusal.rule.name })
         {

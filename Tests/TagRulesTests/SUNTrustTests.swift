@@ -221,6 +221,10 @@ import Testing
         #expect(decision.event.uri == "https://door.example/open?door=front&p=<sun>&m=<sun>")
         let actions = try decision.matches[0].rule.render(event: decision.event, eventID: "e", time: "t")
         #expect(actions == [.open(uri: "https://door.example/open?door=front&p=<sun>&m=<sun>")])
+        // `match --explain` explains the URI as given, not the one shown.
+        let report = MatchReport(event: Self.read(genuine), ruleSet: rules, explaining: true, eventID: "e", time: "t")
+        #expect(report.matched == ["door"])
+        #expect(report.explain?.first?.verdict == .matched, "\(String(describing: report.explain))")
         // Refused (not enrolled): still redacted.
         let door = try Self.load(
             Self.rules(Self.sun, extra: "")
