@@ -3,6 +3,8 @@ import Yams
 
 /// Loads rules sources in order, collecting every diagnostic of every file.
 struct RuleLoader {
+    /// The environment `${NAME}` reads, and the credentials directory it may name (``Credentials``: read at
+    /// every load, so a reload reads the credentials again).
     let environment: [String: String]
     private var diagnostics: [Diagnostic] = []
     private var rules: [Rule] = []
@@ -133,6 +135,8 @@ struct RuleLoader {
         let parser = FileParser(file: name, directory: ".", text: text, environment: [:], knownNames: [:])
         read(text, into: parser, parse: parser.parseTagsFile)
         tags = KnownTags(parser.tagEntries, file: name)
+        // A random UID (an NTAG 424 DNA with Random ID, a phone) never comes back: enrolling it admits nothing.
+        diagnostics += tags.randomIDWarnings(text: text)
     }
 
     /// Checks the file's keys, composes its YAML and parses it with `parse` (a rules file or the tags file), then

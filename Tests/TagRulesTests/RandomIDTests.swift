@@ -39,6 +39,8 @@ import Testing
         #expect(
             warnings.last?.headline.hasPrefix("rules/tags.yaml:8:11: warning: tag 'desfire' has the UID 08AABBCC")
                 == true)
+        // `check` and every load report them.
+        #expect(loaded.diagnostics.map(\.headline) == warnings.map(\.headline))
         #expect(KnownTags().randomIDWarnings().isEmpty)
     }
 }
