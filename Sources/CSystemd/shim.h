@@ -2,16 +2,30 @@
 #define CSYSTEMD_SHIM_H
 // sd_notify(3) and sd_watchdog_enabled(3) from libsystemd (Debian: libsystemd-dev), and sd-bus(3) for the
 // desktop's notification server (the freedesktop Notifications interface): sd-bus's message calls are variadic,
-// which Swift cannot call, so the few calls TagRouter makes are written out here.
+// which Swift cannot call, so the few calls TagRouter makes are written out here; so is prctl(2), variadic too.
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
+
+/// prctl(PR_SET_DUMPABLE, 0): other processes of the same user (a rule's command) can no longer read this
+/// process's /proc/PID/environ or memory, nor ptrace it. prctl(2) is variadic, which Swift cannot call, and
+/// <sys/prctl.h> is not in Swift's Glibc module. Returns 0, or -errno.
+static inline int tr_set_not_dumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : -errno;
+}
+
+/// prctl(PR_GET_DUMPABLE): 1 when dumpable, 0 when not, -errno on failure.
+static inline int tr_is_dumpable(void) {
+    int r = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    return r < 0 ? -errno : r;
+}
 
 #define TR_NOTIFICATIONS_NAME "org.freedesktop.Notifications"
 #define TR_NOTIFICATIONS_PATH "/org/freedesktop/Notifications"

@@ -1,6 +1,11 @@
 public import ArgumentParser
+import CSystemd
 public import Logging
 public import TagRouterCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `tagrouter run` is told on its command line (docs/cli.md, "run"), parsed, before defaults are resolved.
 public struct RunOptions: Sendable {
@@ -38,9 +43,20 @@ extension RouterLauncher {
     ///   used.
     /// - Throws: an error from a service that failed (the metrics address could not be bound, …).
     public static func main(_ options: RunOptions) async throws -> Int32 {
+        // First of all, before the rules (and their secrets) are loaded: a rule's command runs as the router's
+        // user, and could otherwise read the router's /proc/PID/environ and memory.
+        let notDumpable = tr_set_not_dumpable()
         let format = options.logFormat
         let level = options.logLevel
         LoggingSystem.bootstrap { _ in LogLine(format: format, level: level) }
+        let logger = Logger(label: "tagrouter")
+        if notDumpable == 0 {
+            logger.debug("process.not_dumpable")
+        } else {
+            logger.warning(
+                "process.not_dumpable_failed: commands of this user can read the router's environment and memory",
+                metadata: ["error": "\(String(cString: strerror(-notDumpable)))"])
+        }
         let readers = options.readers
         var settings = RouterSettings(
             rulesSources: HostDefaults.rulesSources(options.rules),
@@ -51,7 +67,7 @@ extension RouterLauncher {
             concurrency: options.concurrency.value)
         settings.associationRefreshInterval = options.associationRefresh.duration
         let outcome = try await run(
-            settings: settings, environment: HostDefaults.environment, logger: Logger(label: "tagrouter"),
+            settings: settings, environment: HostDefaults.environment, logger: logger,
             printError: Terminal.printError)
         return outcome == .stopped ? 0 : 1
     }

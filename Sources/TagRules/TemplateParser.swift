@@ -2,8 +2,11 @@ import AASAPatterns
 import Foundation
 
 /// Parses template text and expands `${NAME}` / `${NAME:-default}` (docs/rules.md, "Environment variables in rules" and "Placeholders").
+///
+/// `${NAME}` is the systemd credential `NAME` when `$CREDENTIALS_DIRECTORY` holds one (``Credentials``), else the
+/// environment variable `NAME`, else the default.
 struct TemplateParser {
-    /// The environment `${NAME}` reads.
+    /// The environment `${NAME}` reads, and the credentials directory it may name.
     var environment: [String: String]
 
     /// Parses `text` into a template: `{name}` placeholders (unknown names are errors), `{{` and `}}` for literal
@@ -88,10 +91,21 @@ struct TemplateParser {
         else {
             throw PatternCompiler.Failure(offset: start, message: "invalid environment variable name '\(name)'")
         }
-        guard let value = environment[name] ?? fallback else {
+        let credential: String?
+        do {
+            credential = try Credentials.value(of: name, environment: environment)
+        } catch {
+            throw PatternCompiler.Failure(offset: start, message: error.message)
+        }
+        guard let value = credential ?? environment[name] ?? fallback else {
+            let credentials =
+                Credentials.directory(in: environment) == nil
+                ? "" : " and $\(Credentials.directoryVariable) has no credential '\(name)'"
             throw PatternCompiler.Failure(
                 offset: start,
-                message: "environment variable '\(name)' is not set (write '${\(name):-default}' for a default)")
+                message:
+                    "environment variable '\(name)' is not set\(credentials) (write '${\(name):-default}' for a default)"
+            )
         }
         return (name, value, close + 1)
     }
