@@ -21,12 +21,6 @@ static inline int tr_set_not_dumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : -errno;
 }
 
-/// prctl(PR_GET_DUMPABLE): 1 when dumpable, 0 when not, -errno on failure.
-static inline int tr_is_dumpable(void) {
-    int r = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-    return r < 0 ? -errno : r;
-}
-
 #define TR_NOTIFICATIONS_NAME "org.freedesktop.Notifications"
 #define TR_NOTIFICATIONS_PATH "/org/freedesktop/Notifications"
 

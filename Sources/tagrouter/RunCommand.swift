@@ -13,8 +13,10 @@ struct RunCommand: AsyncParsableCommand {
             rule's actions run (and those of the rules it continues to). SIGHUP, or a change to a rules file, \
             reloads the rules; invalid rules keep the previous ones running. SIGHUP also refreshes the live \
             association files (aasa: { domain: … }) at once. Live association files are fetched in the background over HTTPS; TAGROUTER_AASA_CA=FILE adds \
-            trusted certificates (PEM) for a private CA. Exit status: 0 after a clean \
-            shutdown, 1 when the rules or the state directory cannot be used.
+            trusted certificates (PEM) for a private CA. ${NAME} in the rules is the systemd credential \
+            $CREDENTIALS_DIRECTORY/NAME when there is one, else the environment variable NAME; the router makes \
+            itself non-dumpable first, so that its commands cannot read its environment or memory. Exit status: 0 \
+            after a clean shutdown, 1 when the rules or the state directory cannot be used.
             """)
 
     @OptionGroup var rules: RulesOptions
