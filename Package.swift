@@ -190,7 +190,9 @@ let package = Package(
         ),
         .testTarget(
             name: "tagrouterTests",
-            dependencies: ["tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "TestSupport"],
+            dependencies: [
+                "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -116,13 +116,34 @@ public enum Enrollment {
     private static func enroll(_ request: Request, reader: String, reading: TagReading, sources: [String])
         throws(CommandFailure) -> Enrolled
     {
-        guard let uidBytes = reading.uid else {
+        guard
+            let uidBytes = identity(of: reading, reader: reader, sources: sources)
+        else {
             throw CommandFailure("the tag on \"\(reader)\" gave no UID: it cannot be enrolled")
         }
-        // The read verifies no SUN message (that takes a rule's keys), so a random ID is refused whatever the tag
-        // holds.
         return try enroll(
             request, uid: uidBytes, reader: reader, tech: reading.technology.rawValue, sources: sources)
+    }
+
+    /// The UID to enroll a tag by: the one its SUN message proves when a rule of `sources` verifies one and the
+    /// reader's UID is random or absent (an NTAG 424 DNA with Random ID is the UID it proves, docs/doors.md,
+    /// "SUN: tags that prove themselves"), else the reader's (a random one is then refused).
+    /// - Parameters:
+    ///   - reading: the tag as read.
+    ///   - reader: the reader's name.
+    ///   - sources: the rules, whose `sun` keys come from `environment`.
+    ///   - environment: where `${NAME}` is read.
+    static func identity(
+        of reading: TagReading, reader: String, sources: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [UInt8]? {
+        if let uid = reading.uid, !KnownTags.isRandomID(UID.hex(uid)) { return uid }
+        guard case .message(let bytes) = reading.content, let message = try? NDEFMessage(decoding: bytes),
+            let rules = RuleSet.load(sources: sources, environment: environment).ruleSet
+        else { return reading.uid }
+        let event = TagEvent(
+            uid: reading.uid.map(UID.hex), reader: reader, tech: reading.technology.rawValue, message: message)
+        return rules.decide(event, at: Date()).event.sun.flatMap { HexText.bytes($0.uid) } ?? reading.uid
     }
 
     /// Writes the entry for a UID read on `reader`, under the folder's lock: refused for a random ID.

@@ -1,4 +1,7 @@
 import Foundation
+import NDEF
+import NFCTag
+import SUNMessage
 import TagRules
 import Testing
 
@@ -137,5 +140,36 @@ import Testing
                 == "1 enrolled tag has a random UID (4 bytes from 08, new at every tap) and will never match: "
                 + "r/tags.yaml:3:11")
         #expect(Doctor.randomIDChecks(KnownTags()).isEmpty)
+    }
+
+    @Test("a Random-ID tag is enrolled by the UID its SUN message proves, when a rule's keys verify it")
+    func randomIDBySUN() throws {
+        let metaKey = [UInt8](repeating: 0x11, count: 16)
+        let fileKey = [UInt8](repeating: 0x22, count: 16)
+        let proved: [UInt8] = [0x04, 0xDE, 0x5F, 0x1E, 0xAC, 0xC0, 0x40]
+        let picc = try SUNCrypto.piccData(uid: proved, counter: 3, padding: [1, 2, 3, 4, 5], metaReadKey: metaKey)
+        let head = "https://door.example/open?p=" + HexText.string(picc, uppercase: true) + "&m="
+        // Stored as a writer stores it: https:// abbreviated, the MAC over the rest up to its own digits.
+        let mac = try SUNCrypto.mac(fileReadKey: fileKey, uid: proved, counter: 3, input: Array(head.utf8.dropFirst(8)))
+        let message = try NDEFMessage(records: [URIRecord(uri: head + HexText.string(mac, uppercase: true)).record])
+        let reading = TagReading(
+            uid: [0x08, 0x1F, 0x2E, 0x3D], technology: .type4, content: .message(try message.encoded()))
+        try withFolder("version: 1\ntags:\n") { folder in
+            try """
+            version: 1
+            rules:
+              - name: door
+                match:
+                  domains: [door.example]
+                  sun: { piccData: p, mac: m, metaReadKey: "${META}", fileReadKey: "${FILE}" }
+                run: [/bin/true]
+            """.write(toFile: folder + "/door.yaml", atomically: true, encoding: .utf8)
+            let keys = ["META": String(repeating: "11", count: 16), "FILE": String(repeating: "22", count: 16)]
+            #expect(Enrollment.identity(of: reading, reader: "Door", sources: [folder], environment: keys) == proved)
+            // Without the keys nothing is verified: the random UID, which enroll refuses.
+            #expect(
+                Enrollment.identity(of: reading, reader: "Door", sources: [folder], environment: [:])
+                    == [0x08, 0x1F, 0x2E, 0x3D])
+        }
     }
 }
