@@ -3,7 +3,7 @@ import NDEF
 import TagRules
 
 /// The tags file of a rules folder as `tagrouter learn` and `tagrouter tags` see it: its path, its text and its
-/// validated entries (docs/rules.md, "The tags file"). Edits go through ``TagsFileEditor`` (text, so comments
+/// validated entries (docs/doors.md, "The tags file"). Edits go through ``TagsFileEditor`` (text, so comments
 /// stay) and are written whole to a temporary file that is renamed over the old one (over the file a symbolic
 /// link points to, the link kept).
 struct TagsFile {

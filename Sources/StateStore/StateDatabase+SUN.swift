@@ -3,7 +3,7 @@ import GRDB
 
 extension StateDatabase {
     /// Accepts a verified SUN message's read counter if it is above the highest one accepted for the same key set
-    /// and UID, and records it (docs/rules.md, "SUN: tags that prove themselves"): one transaction, so two taps
+    /// and UID, and records it (docs/doors.md, "SUN: tags that prove themselves"): one transaction, so two taps
     /// of the same URL never both pass.
     /// - Parameters:
     ///   - keySetID: the key set that verified the message.

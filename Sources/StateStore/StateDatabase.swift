@@ -179,7 +179,7 @@ public final class StateDatabase: Sendable {
             try db.execute(sql: "ALTER TABLE taps ADD COLUMN presentation_id TEXT")
         }
         migrator.registerMigration("doors") { db in
-            // The enrolled name of the tag, and why a door rule refused it (docs/rules.md, "Refusals").
+            // The enrolled name of the tag, and why a door rule refused it (docs/doors.md, "Refusals").
             try db.execute(sql: "ALTER TABLE taps ADD COLUMN tag_name TEXT")
             try db.execute(sql: "ALTER TABLE taps ADD COLUMN reason TEXT")
         }

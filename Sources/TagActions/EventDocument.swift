@@ -12,7 +12,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         public var uid: String?
         /// The tag technology (`type2`, `type4`, …).
         public var tech: String
-        /// The enrolled name, when the tag is enrolled (docs/rules.md, "The tags file").
+        /// The enrolled name, when the tag is enrolled (docs/doors.md, "The tags file").
         public var name: String?
         /// The enrolled tag's groups, when it is enrolled.
         public var groups: [String]?
@@ -30,7 +30,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         }
     }
 
-    /// A verified SUN message (docs/rules.md, "SUN: tags that prove themselves").
+    /// A verified SUN message (docs/doors.md, "SUN: tags that prove themselves").
     public struct Sun: Sendable, Hashable, Encodable {
         /// The UID the message names, as `{sun.uid}`.
         public var uid: String
@@ -48,7 +48,7 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         }
     }
 
-    /// A refusal's part of the document (docs/rules.md, "Refusals").
+    /// A refusal's part of the document (docs/doors.md, "Refusals").
     public struct Denied: Sendable, Hashable, Encodable {
         /// Why the rule refused the tag.
         public var reason: DenialReason

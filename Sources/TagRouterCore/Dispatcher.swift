@@ -62,7 +62,7 @@ public struct Dispatcher: Sendable {
         }
     }
 
-    /// Carries out a door rule's `denied:` actions for a tag it refused (docs/rules.md, "Refusals").
+    /// Carries out a door rule's `denied:` actions for a tag it refused (docs/doors.md, "Refusals").
     /// - Parameters:
     ///   - refusal: the rule and why it refused.
     ///   - tag: the tag.

@@ -11,7 +11,7 @@ public protocol TapHistory: Sendable {
 extension StateDatabase: TapHistory {}
 
 /// Where the highest accepted SUN read counter of each UID is kept, so that a copied URL is refused as a replay
-/// (docs/rules.md, "SUN: tags that prove themselves"): the state database.
+/// (docs/doors.md, "SUN: tags that prove themselves"): the state database.
 public protocol SUNCounterStore: Sendable {
     /// Accepts a counter above the highest one accepted for the key set and UID, and records it.
     /// - Parameters:

@@ -21,7 +21,7 @@ public enum TapOutcome: Sendable {
     /// The tag came back within the grace of its presentation's `removed`: the presentation goes on, nothing is
     /// done.
     case continued(TagSummary, rules: [String], presentationID: String)
-    /// A door rule refused the tag and no rule decided (docs/rules.md, "Refusals"): its `denied:` actions, and
+    /// A door rule refused the tag and no rule decided (docs/doors.md, "Refusals"): its `denied:` actions, and
     /// those of the `continue: true` rules that matched, were carried out.
     case denied(TagSummary, rule: String, reason: DenialReason, Dispatch)
     /// `tagrouter learn` holds the reader to enroll the tag: nothing is done.

@@ -79,7 +79,7 @@ public struct ReadTag: Sendable {
     public var identity: TagIdentity
     /// The matched rules in order; empty when the tag is ignored or refused.
     public var matches: [MatchedRule]
-    /// When no rule decided: the door rule that refused the tag (docs/rules.md, "Refusals").
+    /// When no rule decided: the door rule that refused the tag (docs/doors.md, "Refusals").
     public var refusal: Refusal? = nil
     /// How long the tag's commands took.
     public var readTime: Duration
@@ -95,6 +95,6 @@ public struct TagSummary: Sendable, Hashable {
     public var tech: String?
     /// The tag's URI, if its message holds one.
     public var uri: String?
-    /// The tag's enrolled name, if it is enrolled (docs/rules.md, "The tags file").
+    /// The tag's enrolled name, if it is enrolled (docs/doors.md, "The tags file").
     public var name: String?
 }

@@ -8,7 +8,7 @@ public struct CheckReport: Sendable, Encodable {
     public var ruleCount: Int
     /// How many rules files were read (the tags file aside).
     public var fileCount: Int
-    /// How many tags the tags file enrolls (docs/rules.md, "The tags file").
+    /// How many tags the tags file enrolls (docs/doors.md, "The tags file").
     public var tagCount: Int
     /// Every error and warning.
     public var diagnostics: [Diagnostic]

@@ -5,7 +5,7 @@ import SUNMessage
 import Yams
 
 extension FileParser {
-    /// Parses a rule's `when` (docs/rules.md, "Time windows"): a list of windows, each with `days`, `time` or
+    /// Parses a rule's `when` (docs/doors.md, "Time windows"): a list of windows, each with `days`, `time` or
     /// both.
     func parseWhen(_ node: Node, context: String) -> [TimeWindow]? {
         guard case .sequence(let list) = node else {
@@ -80,7 +80,7 @@ extension FileParser {
         return zone
     }
 
-    /// Parses a rule's `denied:` block: the action keys of a rule (docs/rules.md, "Refusals").
+    /// Parses a rule's `denied:` block: the action keys of a rule (docs/doors.md, "Refusals").
     func parseDenied(_ node: Node, context: String) -> [Action]? {
         guard let mapping = mapping(node, "'denied'") else { return nil }
         let actionKeys = ["run", "open", "webhook", "mqtt", "actions"]
@@ -105,7 +105,7 @@ extension FileParser {
     static let tagsFileKeys = ["version", "tags"]
     static let tagEntryKeys = ["name", "uid", "sun", "groups", "validFrom", "validUntil", "disabled", "note"]
 
-    /// Parses the tags file (docs/rules.md, "The tags file") into ``tagEntries``.
+    /// Parses the tags file (docs/doors.md, "The tags file") into ``tagEntries``.
     func parseTagsFile(_ root: Node?) {
         guard let root else { return }
         guard let top = mapping(root, "a tags file") else { return }
@@ -216,7 +216,7 @@ extension FileParser {
         "piccData", "mac", "encData", "uid", "counter", "metaReadKey", "fileReadKey", "diversify", "macInput",
     ]
 
-    /// Parses a `sun:` condition (docs/rules.md, "SUN: tags that prove themselves"). The keys must come from
+    /// Parses a `sun:` condition (docs/doors.md, "SUN: tags that prove themselves"). The keys must come from
     /// `${VAR}`, are checked for length, and are never shown.
     func parseSUN(_ node: Node, context: String) -> SUNCondition? {
         guard let mapping = mapping(node, "'sun'") else { return nil }

@@ -32,7 +32,7 @@ final class FileParser {
     /// The file's `defaults: { timeZone: … }`.
     var defaultTimeZone: TimeZone?
 
-    // Doors (docs/rules.md, "Doors").
+    // Doors (docs/doors.md, "Doors").
     /// The entries of the tags file, when this parser reads one.
     var tagEntries: [KnownTag] = []
     /// Every enrolled name and group, for the warning about a `tags` entry that names none.

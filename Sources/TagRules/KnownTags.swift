@@ -2,7 +2,7 @@ public import Foundation
 import NDEF
 
 /// A day of the calendar, as the tags file writes it (`2026-12-01`): no time, no zone. Compared with the day a
-/// rule's time zone says it is (docs/rules.md, "The tags file").
+/// rule's time zone says it is (docs/doors.md, "The tags file").
 public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The year.
     public var year: Int
@@ -67,7 +67,7 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 }
 
-/// One enrolled tag of the tags file (docs/rules.md, "The tags file").
+/// One enrolled tag of the tags file (docs/doors.md, "The tags file").
 public struct KnownTag: Sendable, Hashable {
     /// Its unique name, `{tag.name}`: free text, escaped wherever it is printed.
     public var name: String
@@ -128,7 +128,7 @@ public struct KnownTag: Sendable, Hashable {
     }
 }
 
-/// The enrolled tags of a rule set, by UID (docs/rules.md, "The tags file").
+/// The enrolled tags of a rule set, by UID (docs/doors.md, "The tags file").
 public struct KnownTags: Sendable {
     /// The tags file's name in a rules folder.
     public static let fileName = "tags.yaml"
@@ -169,7 +169,7 @@ public struct KnownTags: Sendable {
     }
 }
 
-/// Why a door rule refused a tag (docs/rules.md, "Refusals"): the value of `{denied.reason}`.
+/// Why a door rule refused a tag (docs/doors.md, "Refusals"): the value of `{denied.reason}`.
 public enum DenialReason: String, Sendable, Hashable, CaseIterable, Encodable {
     /// The rule lists enrolled tags (or UIDs) and this one is not enrolled (or not listed by UID).
     case unknownTag = "unknown-tag"

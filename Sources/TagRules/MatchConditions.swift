@@ -15,7 +15,7 @@ struct MatchConditions: Sendable {
     var reader: Pattern?
     var tech: Set<String>?
     var any = false
-    /// `tags`: names and groups of enrolled tags (docs/rules.md, "Doors").
+    /// `tags`: names and groups of enrolled tags (docs/doors.md, "Doors").
     var tags: Set<String>?
     /// `when`: the windows the rule admits tags in; nil: at any time.
     var schedule: Schedule?
@@ -24,7 +24,7 @@ struct MatchConditions: Sendable {
     var calendar = Calendar.wallClock(in: .current)
     /// The zone of `when` and of the enrolled tags' validity days (`timeZone`).
     var timeZone: TimeZone { calendar.timeZone }
-    /// `sun`: the SUN message the tag's URI must carry (docs/rules.md, "SUN: tags that prove themselves").
+    /// `sun`: the SUN message the tag's URI must carry (docs/doors.md, "SUN: tags that prove themselves").
     var sun: SUNCondition?
     /// Whether the rule is a door rule (it has `tags`, `when`, `sun` or `denied`), whose refusals are recorded.
     var isDoor = false
@@ -54,7 +54,7 @@ struct MatchConditions: Sendable {
     struct Outcome {
         var matched: Bool
         var reason: String
-        /// Set when every condition held but who or when: the rule refuses the tag (docs/rules.md, "Refusals").
+        /// Set when every condition held but who or when: the rule refuses the tag (docs/doors.md, "Refusals").
         var refusal: DenialReason?
         /// The SUN message `sun` verified.
         var sun: VerifiedSUN?
@@ -100,7 +100,7 @@ struct MatchConditions: Sendable {
     }
 
     /// Who and when: the tag's UID or enrolled entry, its validity and the rule's windows; nil when they admit
-    /// it (docs/rules.md, "Refusals", for the order).
+    /// it (docs/doors.md, "Refusals", for the order).
     private func refusal(_ event: TagEvent, at date: Date, explaining: Bool) -> (DenialReason, String)? {
         func refuse(_ reason: DenialReason, _ detail: @autoclosure () -> String) -> (DenialReason, String) {
             (reason, explaining ? detail() : "")

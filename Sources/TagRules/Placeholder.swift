@@ -11,13 +11,13 @@ public enum Placeholder: Sendable, Hashable {
     case presentationID
     /// `{presented_for_ms}`: how long the tag had been on the reader at the event, in milliseconds.
     case presentedForMilliseconds
-    /// `{tag.name}`: the enrolled tag's name; empty when the tag is not enrolled (docs/rules.md, "Doors").
+    /// `{tag.name}`: the enrolled tag's name; empty when the tag is not enrolled (docs/doors.md, "Doors").
     case tagName
     /// `{tag.groups}`: the enrolled tag's groups, comma-separated.
     case tagGroups
     /// `{denied.reason}`: why a door rule refused the tag, in its `denied:` actions.
     case deniedReason
-    /// `{sun.uid}`, `{sun.counter}`, `{sun.file}`: the verified SUN message (docs/rules.md, "SUN").
+    /// `{sun.uid}`, `{sun.counter}`, `{sun.file}`: the verified SUN message (docs/doors.md, "SUN").
     case sunUID, sunCounter, sunFile
 
     /// The simple placeholders by name.

@@ -9,7 +9,7 @@ public enum PresentationEventKind: String, Sendable, Hashable, CaseIterable, Enc
     case held
     /// The same tag came back to the same reader within the rule's `within` after a `removed`.
     case returned
-    /// A door rule refused the tag: its `denied:` actions (docs/rules.md, "Refusals"). Not a presentation's event
+    /// A door rule refused the tag: its `denied:` actions (docs/doors.md, "Refusals"). Not a presentation's event
     /// of its own, but the `{event}` of a refusal, so that what reads the event document tells it from a tap.
     case denied
 

@@ -16,7 +16,7 @@ public struct Rule: Sendable {
     public var cooldown: Duration
     /// The later events of a presentation the rule reacts to (`on:`); empty for most rules.
     public var on: PresentationEvents
-    /// The actions of a refusal (`denied:`, docs/rules.md, "Refusals"); nil when the rule has none.
+    /// The actions of a refusal (`denied:`, docs/doors.md, "Refusals"); nil when the rule has none.
     public var denied: [Action]?
     /// When the rule's `open` actions ask the desktop first (`confirm:`, docs/rules.md, "Confirmation before
     /// open").

@@ -18,7 +18,7 @@ struct RuleLoader {
     /// The enrolled tags of the tags file.
     private var tags = KnownTags()
 
-    /// The name of the tags file in a rules folder (docs/rules.md, "The tags file").
+    /// The name of the tags file in a rules folder (docs/doors.md, "The tags file").
     static let tagsFileName = KnownTags.fileName
 
     /// The largest rules file read (bigger ones are refused: they cannot be hand-written rules).

@@ -9,7 +9,7 @@ public struct RuleSet: Sendable {
     public let files: [String]
     /// The MQTT broker of the `mqtt:` block, if a file has one (docs/rules.md, "`mqtt:`: the broker").
     public let mqtt: MQTTSettings?
-    /// The enrolled tags of the tags file (docs/rules.md, "The tags file"); empty without one.
+    /// The enrolled tags of the tags file (docs/doors.md, "The tags file"); empty without one.
     public let tags: KnownTags
     let index: RuleIndex
     /// The positions of the door rules, whose refusals are recorded.
@@ -64,7 +64,7 @@ public struct RuleSet: Sendable {
     /// The tag's enrolled entry, looked up by UID, and the rules that match it at `date`: the first matching rule,
     /// preceded by every matching `continue: true` rule before it (docs/rules.md, "Order and fan-out"); and when
     /// no rule decided (none without `continue` matched), the refusal of a door rule, if one refused it
-    /// (docs/rules.md, "Refusals").
+    /// (docs/doors.md, "Refusals").
     /// - Parameters:
     ///   - event: the tag event.
     ///   - date: when (for `when` and the validity of enrolled tags).
@@ -168,7 +168,7 @@ public struct Decision: Sendable {
     public var refusal: Refusal?
 }
 
-/// A door rule's refusal of a tag (docs/rules.md, "Refusals").
+/// A door rule's refusal of a tag (docs/doors.md, "Refusals").
 public struct Refusal: Sendable {
     /// The rule's position in ``RuleSet/rules``.
     public var index: Int
@@ -179,7 +179,7 @@ public struct Refusal: Sendable {
 
     /// When a tap's verified SUN message is a replay (its counter is not above the highest accepted): the rules
     /// that required it match no more, only the `continue: true` rules without `sun` still do, and the first of
-    /// them refuses the tag (docs/rules.md, "SUN: tags that prove themselves").
+    /// them refuses the tag (docs/doors.md, "SUN: tags that prove themselves").
     /// - Parameter matches: the tap's matched rules.
     /// - Returns: what still matches and the refusal; nil when no matched rule requires a SUN message.
     public static func replay(of matches: [MatchedRule]) -> (matches: [MatchedRule], refusal: Refusal)? {

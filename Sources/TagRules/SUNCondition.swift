@@ -3,7 +3,7 @@ import Foundation
 import NDEF
 import SUNMessage
 
-/// A rule's `sun:` condition (docs/rules.md, "SUN: tags that prove themselves"): which query items of the tag's
+/// A rule's `sun:` condition (docs/doors.md, "SUN: tags that prove themselves"): which query items of the tag's
 /// URI hold an NTAG 424 DNA's SUN message, and the keys to check it with (AES mode, NXP AN12196).
 struct SUNCondition: Sendable {
     /// The item holding the encrypted PICCData; nil in plain mirroring.
@@ -150,7 +150,7 @@ struct SUNCondition: Sendable {
     }
 }
 
-/// A SUN message a rule verified (docs/rules.md, "SUN: tags that prove themselves"): `{sun.uid}`,
+/// A SUN message a rule verified (docs/doors.md, "SUN: tags that prove themselves"): `{sun.uid}`,
 /// `{sun.counter}` and `{sun.file}`.
 public struct VerifiedSUN: Sendable, Hashable {
     /// The UID the message names, uppercase hex.

@@ -1,6 +1,6 @@
 import Yams
 
-/// One entry of the tags file as `tagrouter learn` writes it (docs/rules.md, "The tags file").
+/// One entry of the tags file as `tagrouter learn` writes it (docs/doors.md, "The tags file").
 public struct TagsFileEntry: Sendable, Equatable {
     /// The tag's unique name: free text, written plain when that is safe, else double-quoted.
     public var name: String

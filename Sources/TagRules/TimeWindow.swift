@@ -1,6 +1,6 @@
 public import Foundation
 
-/// One window of a rule's `when` (docs/rules.md, "Time windows"): the days it starts on and a span of local
+/// One window of a rule's `when` (docs/doors.md, "Time windows"): the days it starts on and a span of local
 /// wall-clock time. A span whose end is before its start crosses midnight into the next day.
 public struct TimeWindow: Sendable, Hashable, CustomStringConvertible {
     /// The days the window starts on, as `Calendar` weekdays (1 is Sunday); nil: every day.
@@ -57,7 +57,7 @@ public struct TimeWindow: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// When a rule admits tags: its windows in its time zone (docs/rules.md, "Time windows").
+/// When a rule admits tags: its windows in its time zone (docs/doors.md, "Time windows").
 public struct Schedule: Sendable, Hashable {
     /// The windows; the rule admits a tag inside any of them.
     var windows: [TimeWindow]

@@ -8,7 +8,7 @@ import VirtualTag
     import FoundationNetworking
 #endif
 
-/// The door (docs/rules.md, "Doors"; docs/cli.md, "tagrouter learn"), through a real pcscd and vpcd with the
+/// The door (docs/doors.md, "Doors"; docs/cli.md, "tagrouter learn"), through a real pcscd and vpcd with the
 /// real router and the real `tagrouter` binary: tags enrolled by tapping them beside the running router, which
 /// stands aside meanwhile and uses them after its reload; a time window, a disabled tag, an expired tag and an
 /// unknown tag each refused, with the reason recorded, counted and given to the `denied:` actions; a broken tags

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import VirtualTag
 
-/// A door that opens only for a genuine NTAG 424 DNA (docs/rules.md, "SUN: tags that prove themselves"), through
+/// A door that opens only for a genuine NTAG 424 DNA (docs/doors.md, "SUN: tags that prove themselves"), through
 /// a real pcscd and vpcd with the real router: the emulated tag mirrors a fresh SUN message, its counter one
 /// higher, on every read; a copied URL, a tampered MAC and a tag with other keys are each refused and recorded,
 /// and the same read never opens twice. Every line a rule's command writes is `<what>|<reason>|<sun.uid>|<counter>`.

@@ -3,7 +3,7 @@ import SUNMessage
 import TagRules
 import Testing
 
-/// Doors (docs/rules.md, "Doors"): the tags file, `tags:`, `when:` and `timeZone:` across daylight-saving
+/// Doors (docs/doors.md, "Doors"): the tags file, `tags:`, `when:` and `timeZone:` across daylight-saving
 /// changes, refusals and their reasons, `denied:` actions, the new placeholders, and mistakes at file:line:col.
 @Suite struct DoorRulesTests {
     static let tagsFile = """
@@ -461,7 +461,7 @@ import Testing
     }
 }
 
-/// `sun:` (docs/rules.md, "SUN: tags that prove themselves"): AN12196's URL verified through a rule, keys only
+/// `sun:` (docs/doors.md, "SUN: tags that prove themselves"): AN12196's URL verified through a rule, keys only
 /// from the environment, and every mistake at its place.
 @Suite struct SUNRulesTests {
     static let environment = ["META": String(repeating: "0", count: 32), "FILE": String(repeating: "0", count: 32)]
