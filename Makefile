@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make run    set up, build and start TagRouter
-#   make test   set up, build and pass every test (the fault suite included)
+#   make test   set up, build and pass every test (the fault suite included), the end-to-end suites in
+#               parallel processes (scripts/test)
 # Packaging (docs/operations.md, "Install"):
 #   make release        the self-contained release binary (Swift runtime and Foundation linked statically)
 #   make install        binary, units, sysusers/tmpfiles entries, polkit rule, modprobe blacklist, example rules,
@@ -11,10 +12,11 @@
 # And for hardening (docs/RELIABILITY.md):
 #   make fault        only the fault suite (end to end, root)
 #   make fuzz-smoke   every fuzz target for FUZZ_SECONDS (default 30) seconds, two at a time
+#   make soak         the long runs make test keeps short (1,000 interleaved taps)
 SWIFT ?= swift
 CONFIG ?= debug
 
-.PHONY: run test fault fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
+.PHONY: run test soak fault fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
 	package-test
 
 build:
@@ -28,7 +30,13 @@ test:
 	scripts/setup test
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/test
+
+# The long runs that `make test` keeps short: 1,000 interleaved taps on two readers.
+soak:
+	scripts/setup test
+	$(SWIFT) build --build-tests
+	TAGROUTER_INTERLEAVED_TAPS=500 $(SWIFT) test --skip-build --filter 'FaultActionTests/interleavedTaps'
 
 fault:
 	scripts/setup test

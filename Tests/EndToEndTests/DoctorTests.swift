@@ -74,7 +74,9 @@ import VirtualTag
             arguments: ["--rules", rules, "--state-dir", state, "--log-format", "json"], environment: environment,
             directory: directory)
         try await router.waitForLog("state_database.recovered")
-        try await router.waitForLog("pcscd is not running")
+        // Logged by the router service once the service group runs (and handles SIGTERM); "pcscd is not running"
+        // comes before it, when a SIGTERM would still end the process by its default action.
+        try await router.waitForLog("pcscd is not reachable")
         let line = try #require(router.lines(containing: "state_database.recovered").first)
         let logged = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
         #expect(logged["level"] == "error")

@@ -3,6 +3,7 @@ import Logging
 import NDEF
 import NFCTag
 import PCSC
+import Synchronization
 import Testing
 import VirtualTag
 
@@ -56,14 +57,18 @@ import enum TestSupport.TagRouterBinary
         },
     ]
 
-    /// A full write tells how many commands it takes (n). Then for every k in 0..<n the tag answers k commands
-    /// and vanishes at the next: the write fails with one sentence, and the tag holds old, empty or new.
+    /// A full write tells how many commands it takes (n) and which: replayed on a fresh card in this process, they
+    /// give what the tag holds after each k in 0...n, every one of which must be old, empty or new (the whole sweep,
+    /// in process). Then through pcscd, for the k where that changes (first, last, and on both sides of every
+    /// change of old → empty → new), the tag answers k commands and vanishes at the next: the write fails with
+    /// one sentence, and read back through pcscd the tag holds exactly what the replay said.
     @Test(arguments: cases)
     func aTagRippedAwayAtEveryCommandOfAWriteHoldsOldEmptyOrNew(_ faultCase: Case) async throws {
         try await withPCSCD { pcscd in
             let hex = faultCase.new.map { String(format: "%02X", $0) }.joined()
             let reader = VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
-            let full = try reader.present(try faultCase.makeCard(faultCase.old))
+            let timeline = CardTimeline()
+            let full = try reader.present(try faultCase.makeCard(faultCase.old), timeline: timeline)
             try await waitUntilReaderHasACard(pcscd, slot: 0)
             let written = try await TagRouterBinary.run(
                 ["write", "--ndef", hex, "--reader", "*00"], environment: pcscd.environment)
@@ -73,10 +78,21 @@ import enum TestSupport.TagRouterBinary
             try #require(commands >= 5, "a full write took \(commands) commands")
             try await waitUntilReaderIsEmpty(pcscd, slot: 0)
             #expect(try await readBack(full.card, pcscd: pcscd) == .message(faultCase.new))
-            print("fault suite: \(faultCase.name): a full write answers \(commands) commands; vanishing at each")
 
-            var seen: Set<String> = []
-            for limit in 0..<commands {
+            let states = try await Self.statesAfterEachCommand(of: faultCase, timeline: timeline)
+            try #require(states.count == commands + 1, "the replay saw \(states.count - 1) commands, not \(commands)")
+            let expected: [TagReading.Content] = [.message(faultCase.old), .empty, .message(faultCase.new)]
+            for (k, state) in states.enumerated() {
+                #expect(expected.contains(state), "\(faultCase.name): after \(k) of \(commands) commands: \(state)")
+            }
+            #expect(states.first == .message(faultCase.old) && states.last == .message(faultCase.new))
+            let changes = (1..<states.count).filter { states[$0] != states[$0 - 1] }
+            let sampled = Set([0, commands - 1] + changes.flatMap { [$0 - 1, $0] }).filter { $0 < commands }.sorted()
+            print(
+                "fault suite: \(faultCase.name): a full write answers \(commands) commands; the tag changes after "
+                    + "\(changes.map(String.init).joined(separator: ", ")); vanishing at \(sampled.count) of them")
+
+            for limit in sampled {
                 let ripped = try reader.present(try faultCase.makeCard(faultCase.old), answeringAtMost: limit)
                 try await waitUntilReaderHasACard(pcscd, slot: 0)
                 let output = try await TagRouterBinary.run(
@@ -93,15 +109,35 @@ import enum TestSupport.TagRouterBinary
                 try await waitUntilReaderIsEmpty(pcscd, slot: 0)
 
                 let content = try await readBack(ripped.card, pcscd: pcscd)
-                let expected: [TagReading.Content] = [.message(faultCase.old), .empty, .message(faultCase.new)]
                 #expect(
-                    expected.contains(content),
-                    "\(faultCase.name): vanishing at command \(limit + 1) of \(commands) left \(content)")
-                seen.insert(content == .message(faultCase.old) ? "old" : content == .empty ? "empty" : "new")
+                    content == states[limit],
+                    "\(faultCase.name): vanishing at command \(limit + 1) of \(commands) left \(content), not \(states[limit])"
+                )
             }
-            print("fault suite: \(faultCase.name): states seen after the rips: \(seen.sorted())")
-            #expect(seen.contains("old") && seen.contains("new"))
         }
+    }
+
+    /// What the tag holds after each number of the full write's commands, 0 to all of them: the commands the card
+    /// saw (`timeline`) replayed on a fresh card, power-ups included, each state read in this process with
+    /// `TagReader` as `tagrouter read` reads it. A write ripped after k commands leaves the tag so, since the
+    /// first k answers, and so the first k commands, are those of the full write.
+    static func statesAfterEachCommand(of faultCase: Case, timeline: CardTimeline) async throws
+        -> [TagReading.Content]
+    {
+        var card = try faultCase.makeCard(faultCase.old)
+        var states = [try await InProcessChannel.read(card)]
+        for entry in timeline.entries {
+            switch entry.event {
+            case .powered:
+                card.powerCycled()
+            case .command:
+                _ = card.respond(to: entry.apdu)
+                states.append(try await InProcessChannel.read(card))
+            default:
+                break
+            }
+        }
+        return states
     }
 
     /// Presents `card` on slot 1 and reads it through pcscd with `TagReader`, as `tagrouter read` does.
@@ -120,5 +156,25 @@ import enum TestSupport.TagRouterBinary
         await presented.remove()
         try await waitUntilReaderIsEmpty(pcscd, slot: 1)
         return reading.content
+    }
+}
+
+/// A virtual card driven directly, without vpcd: reads what a card holds in this process.
+final class InProcessChannel: CardChannel {
+    private let card: Mutex<any VirtualCard>
+
+    init(_ card: any VirtualCard) {
+        self.card = Mutex(card)
+    }
+
+    func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+        card.withLock { $0.respond(to: command) }
+    }
+
+    /// What `card` holds, read as a reader that has just powered it up would read it.
+    static func read(_ card: any VirtualCard) async throws -> TagReading.Content {
+        var copy = card
+        copy.powerCycled()
+        return try await TagReader().read(atr: copy.atr, channel: InProcessChannel(copy)).content
     }
 }
