@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NDEF
 import TestSupport
+import Testing
 import VirtualTag
 
 /// A running `tagrouter run` against a private pcscd, with a rules folder and an output file the rules'
@@ -83,6 +84,16 @@ struct RouterHarness {
         return try present(card, slot: slot, answeringAtMost: limit)
     }
 
+    /// Presents `card` on slot 0, waits for one more line in the output file, checks it is `line`, and takes the
+    /// card away.
+    func tap(_ card: some VirtualCard, expecting line: String) async throws {
+        let count = dispatched.count
+        let tag = try present(card)
+        try await waitForDispatches(count + 1)
+        #expect(dispatched.last == line, "\(dispatched)")
+        try await remove(tag, slot: 0)
+    }
+
     /// Presents any virtual card on a slot.
     func present(_ card: some VirtualCard, slot: Int = 0, answeringAtMost limit: Int? = nil) throws -> PresentedCard {
         try VirtualReader(port: pcscd.vpcdPort(slot: slot), logger: logger).present(card, answeringAtMost: limit)
@@ -162,4 +173,17 @@ func recordingRule(name: String, match: String, marker: String, extra: String = 
     var text = "  - name: \(name)\n    match: \(match)\n"
     if !extra.isEmpty { text += "    \(extra)\n" }
     return text + "    " + run.replacingOccurrences(of: "MARKER", with: marker) + "\n"
+}
+
+extension Type4Card {
+    /// What one read of the card returns, as a phone reading it once gets it: its NDEF message (an NTAG 424 DNA
+    /// mirrors a fresh SUN message into it).
+    func messageAsRead() -> [UInt8] {
+        var card = self
+        _ = card.respond(to: [0x00, 0xA4, 0x04, 0x00, 0x07] + Type4Card.applicationID(.v2) + [0x00])
+        _ = card.respond(to: [0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04])
+        let file = card.respond(to: [0x00, 0xB0, 0x00, 0x00, 0xFF])
+        let length = Int(file[0]) << 8 | Int(file[1])
+        return Array(file[2..<(2 + length)])
+    }
 }

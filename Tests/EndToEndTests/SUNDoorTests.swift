@@ -41,44 +41,31 @@ import VirtualTag
 
     /// What a phone reading the genuine tag once would get: the NDEF message of one read.
     static func capturedMessage(counter: UInt32) throws -> [UInt8] {
-        var card = try genuine(counter: counter)
-        _ = card.respond(to: [0x00, 0xA4, 0x04, 0x00, 0x07] + Type4Card.applicationID(.v2) + [0x00])
-        _ = card.respond(to: [0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04])
-        let file = card.respond(to: [0x00, 0xB0, 0x00, 0x00, 0xFF])
-        let length = Int(file[0]) << 8 | Int(file[1])
-        return Array(file[2..<(2 + length)])
-    }
-
-    func tap(_ harness: RouterHarness, _ card: some VirtualCard, expecting line: String) async throws {
-        let count = harness.dispatched.count
-        let tag = try harness.present(card)
-        try await harness.waitForDispatches(count + 1)
-        #expect(harness.dispatched.last == line, "\(harness.dispatched)")
-        try await harness.remove(tag, slot: 0)
+        try genuine(counter: counter).messageAsRead()
     }
 
     @Test("a genuine tag opens; a copied URL, a tampered MAC and other keys are refused; no read opens twice")
     func genuineOnly() async throws {
         try await RouterHarness.with(rules: Self.rules, environment: Self.environment) { harness in
-            try await tap(harness, try Self.genuine(counter: 0), expecting: "open||04DE5F1EACC040|1")
+            try await harness.tap(try Self.genuine(counter: 0), expecting: "open||04DE5F1EACC040|1")
             // A phone read the tag once (counter 2) before the owner taps it again (counter 3).
             let captured = try Self.capturedMessage(counter: 1)
-            try await tap(harness, try Self.genuine(counter: 2), expecting: "open||04DE5F1EACC040|3")
+            try await harness.tap(try Self.genuine(counter: 2), expecting: "open||04DE5F1EACC040|3")
             // The captured URL written to another tag: its counter is not above 3.
-            try await tap(harness, try Type4Card(message: captured), expecting: "denied|replay|04DE5F1EACC040|2")
+            try await harness.tap(try Type4Card(message: captured), expecting: "denied|replay|04DE5F1EACC040|2")
             // The owner's tag still opens, and the same read presented again does not.
             let next = try Self.capturedMessage(counter: 3)
-            try await tap(harness, try Type4Card(message: next), expecting: "open||04DE5F1EACC040|4")
-            try await tap(harness, try Type4Card(message: next), expecting: "denied|replay|04DE5F1EACC040|4")
+            try await harness.tap(try Type4Card(message: next), expecting: "open||04DE5F1EACC040|4")
+            try await harness.tap(try Type4Card(message: next), expecting: "denied|replay|04DE5F1EACC040|4")
             // The MAC altered by one digit.
             var tampered = try Self.capturedMessage(counter: 10)
             let last = tampered.count - 1
             tampered[last] = tampered[last] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
-            try await tap(harness, try Type4Card(message: tampered), expecting: "denied|bad-mac||")
+            try await harness.tap(try Type4Card(message: tampered), expecting: "denied|bad-mac||")
             // A tag made with other keys.
             var otherKey = Self.metaKey
             otherKey[0] ^= 0xFF
-            try await tap(harness, try Self.genuine(counter: 20, metaKey: otherKey), expecting: "denied|wrong-key||")
+            try await harness.tap(try Self.genuine(counter: 20, metaKey: otherKey), expecting: "denied|wrong-key||")
 
             let history = try await TagRouterBinary.run(
                 ["history", "--denied", "--json", "--state-dir", harness.directory + "/state"], environment: [:])
@@ -137,9 +124,9 @@ import VirtualTag
                 fileReadKey: try SUNCrypto.diversified(masterKey: Self.fileKey, input: owner + suffix), counter: 0)
         }
         try await RouterHarness.with(rules: rules, environment: Self.environment) { harness in
-            try await tap(harness, try card(uid: Self.uid, keyOf: Self.uid), expecting: "open||04DE5F1EACC040|1")
-            try await tap(harness, try card(uid: other, keyOf: other), expecting: "open||04102030405060|1")
-            try await tap(harness, try card(uid: other, keyOf: Self.uid), expecting: "denied|bad-mac||")
+            try await harness.tap(try card(uid: Self.uid, keyOf: Self.uid), expecting: "open||04DE5F1EACC040|1")
+            try await harness.tap(try card(uid: other, keyOf: other), expecting: "open||04102030405060|1")
+            try await harness.tap(try card(uid: other, keyOf: Self.uid), expecting: "denied|bad-mac||")
         }
     }
 }

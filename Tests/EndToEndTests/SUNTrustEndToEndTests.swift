@@ -32,16 +32,6 @@ import VirtualTag
             randomID: randomID)
     }
 
-    /// What one read of a card returns: its NDEF message (a phone reading the genuine tag once).
-    static func captured(_ card: Type4Card) -> [UInt8] {
-        var card = card
-        _ = card.respond(to: [0x00, 0xA4, 0x04, 0x00, 0x07] + Type4Card.applicationID(.v2) + [0x00])
-        _ = card.respond(to: [0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04])
-        let file = card.respond(to: [0x00, 0xB0, 0x00, 0x00, 0xFF])
-        let length = Int(file[0]) << 8 | Int(file[1])
-        return Array(file[2..<(2 + length)])
-    }
-
     /// The URI of a captured message.
     static func uri(of message: [UInt8]) throws -> String {
         try #require(try NDEFMessage(decoding: message).tagURI)
@@ -54,12 +44,22 @@ import VirtualTag
         return try Type4Card(message: try NDEFMessage(records: [record]).encoded())
     }
 
-    func tap(_ harness: RouterHarness, _ card: some VirtualCard, expecting line: String) async throws {
-        let count = harness.dispatched.count
-        let tag = try harness.present(card)
-        try await harness.waitForDispatches(count + 1)
-        #expect(harness.dispatched.last == line, "\(harness.dispatched)")
-        try await harness.remove(tag, slot: 0)
+    /// A router with `rules` (and the SUN keys) on a private desktop session with dunst, its opener a stub that
+    /// records what it is given (``ConfirmationTests/withOpener(_:)``).
+    static func withDesktopRouter(
+        rules: String,
+        _ body: (_ desktop: DesktopSession, _ harness: RouterHarness, _ opened: @escaping () -> [String]) async throws
+            -> Void
+    ) async throws {
+        try await ConfirmationTests.withOpener { path, opened in
+            try await DesktopSession.with(notificationServer: true) { desktop in
+                var environment = desktop.environment.merging(Self.environment) { _, new in new }
+                environment["PATH"] = path
+                try await RouterHarness.with(rules: rules, environment: environment) { harness in
+                    try await body(desktop, harness, opened)
+                }
+            }
+        }
     }
 
     @Test(
@@ -84,36 +84,30 @@ import VirtualTag
                 open: "{uri}"
 
             """
-        try await ConfirmationTests.withOpener { path, opened in
-            try await DesktopSession.with(notificationServer: true) { desktop in
-                var environment = desktop.environment.merging(Self.environment) { _, new in new }
-                environment["PATH"] = path
-                try await RouterHarness.with(rules: rules, environment: environment) { harness in
-                    try await tap(harness, try Self.genuine(counter: 0), expecting: "open||04DE5F1EACC040|1")
-                    let genuine = try Self.uri(of: Self.captured(try Self.genuine(counter: 4)))
-                    let items = genuine[genuine.range(of: "?p=")!.upperBound...]
-                    for altered in [
-                        "https://door.example/attacker/chosen?p=" + items,
-                        "https://door.example/open?door=vault&p=" + items,
-                    ] {
-                        try await tap(harness, try Self.tag(holding: altered), expecting: "denied|bad-mac||")
-                    }
-                    // The untouched copy still opens: its counter, 5, was never seen.
-                    try await tap(harness, try Self.tag(holding: genuine), expecting: "open||04DE5F1EACC040|5")
-                    // A tag whose MAC covers nothing: refused where the URL must be proved ...
-                    try await tap(
-                        harness, try Self.genuine(counter: 10, macInput: .none), expecting: "denied|bad-mac||")
-                    // ... verified under macInput: none, whose open asks the desktop first.
-                    let bolt = try harness.present(
-                        try Self.genuine(uri: "https://bolt.example/pay", counter: 20, macInput: .none))
-                    try await harness.waitForDispatch(containing: "bolt||04DE5F1EACC040|21")
-                    try await ConfirmationTests.waitForNotifications(1, desktop, harness)
-                    _ = try await desktop.dunstctl(["close"])
-                    try await harness.router.waitForLog("not confirmed")
-                    #expect(opened().isEmpty)
-                    try await harness.remove(bolt, slot: 0)
-                }
+        try await Self.withDesktopRouter(rules: rules) { desktop, harness, opened in
+            try await harness.tap(try Self.genuine(counter: 0), expecting: "open||04DE5F1EACC040|1")
+            let genuine = try Self.uri(of: try Self.genuine(counter: 4).messageAsRead())
+            let items = genuine[genuine.range(of: "?p=")!.upperBound...]
+            for altered in [
+                "https://door.example/attacker/chosen?p=" + items,
+                "https://door.example/open?door=vault&p=" + items,
+            ] {
+                try await harness.tap(try Self.tag(holding: altered), expecting: "denied|bad-mac||")
             }
+            // The untouched copy still opens: its counter, 5, was never seen.
+            try await harness.tap(try Self.tag(holding: genuine), expecting: "open||04DE5F1EACC040|5")
+            // A tag whose MAC covers nothing: refused where the URL must be proved ...
+            try await harness.tap(
+                try Self.genuine(counter: 10, macInput: .none), expecting: "denied|bad-mac||")
+            // ... verified under macInput: none, whose open asks the desktop first.
+            let bolt = try harness.present(
+                try Self.genuine(uri: "https://bolt.example/pay", counter: 20, macInput: .none))
+            try await harness.waitForDispatch(containing: "bolt||04DE5F1EACC040|21")
+            try await ConfirmationTests.waitForNotifications(1, desktop, harness)
+            _ = try await desktop.dunstctl(["close"])
+            try await harness.router.waitForLog("not confirmed")
+            #expect(opened().isEmpty)
+            try await harness.remove(bolt, slot: 0)
         }
     }
 
@@ -142,50 +136,44 @@ import VirtualTag
                   open: "{uri}"
 
             """
-        try await ConfirmationTests.withOpener { path, opened in
-            try await DesktopSession.with(notificationServer: true) { desktop in
-                var environment = desktop.environment.merging(Self.environment) { _, new in new }
-                environment["PATH"] = path
-                try await RouterHarness.with(rules: rules, environment: environment) { harness in
-                    let tags = harness.rulesDirectory + "/tags.yaml"
-                    try tagsFile.write(toFile: tags, atomically: true, encoding: .utf8)
-                    try await harness.router.waitForLog("rules.reloaded")
-                    // A genuine read of the disabled fob: refused, and the refusal's open asks (and is dismissed).
-                    let message = Self.captured(try Self.genuine(counter: 6))
-                    let read = try harness.present(try Type4Card(message: message))
-                    try await harness.waitForDispatch(containing: "denied|disabled|04DE5F1EACC040|7")
-                    try await ConfirmationTests.waitForNotifications(1, desktop, harness)
-                    _ = try await desktop.dunstctl(["close"])
-                    try await harness.router.waitForLog("not confirmed")
-                    #expect(opened().isEmpty)
-                    try await harness.remove(read, slot: 0)
-                    let requests = try await server.waitForRequests(1)
+        try await Self.withDesktopRouter(rules: rules) { desktop, harness, opened in
+            let tags = harness.rulesDirectory + "/tags.yaml"
+            try tagsFile.write(toFile: tags, atomically: true, encoding: .utf8)
+            try await harness.router.waitForLog("rules.reloaded")
+            // A genuine read of the disabled fob: refused, and the refusal's open asks (and is dismissed).
+            let message = try Self.genuine(counter: 6).messageAsRead()
+            let read = try harness.present(try Type4Card(message: message))
+            try await harness.waitForDispatch(containing: "denied|disabled|04DE5F1EACC040|7")
+            try await ConfirmationTests.waitForNotifications(1, desktop, harness)
+            _ = try await desktop.dunstctl(["close"])
+            try await harness.router.waitForLog("not confirmed")
+            #expect(opened().isEmpty)
+            try await harness.remove(read, slot: 0)
+            let requests = try await server.waitForRequests(1)
 
-                    // The fob enabled again: the message the router saw refused is worth nothing now.
-                    let reloads = harness.router.lines(containing: "rules.reloaded").count
-                    try tagsFile.replacingOccurrences(of: ", disabled: true", with: "")
-                        .write(toFile: tags, atomically: true, encoding: .utf8)
-                    try await harness.router.waitForLog("rules.reloaded", count: reloads + 1)
-                    let replay = try harness.present(try Type4Card(message: message))
-                    try await harness.waitForDispatch(containing: "denied|replay|04DE5F1EACC040|7")
-                    try await ConfirmationTests.waitForNotifications(1, desktop, harness)
-                    _ = try await desktop.dunstctl(["close"])
-                    try await harness.remove(replay, slot: 0)
-                    try await tap(harness, try Self.genuine(counter: 7), expecting: "open||04DE5F1EACC040|8")
+            // The fob enabled again: the message the router saw refused is worth nothing now.
+            let reloads = harness.router.lines(containing: "rules.reloaded").count
+            try tagsFile.replacingOccurrences(of: ", disabled: true", with: "")
+                .write(toFile: tags, atomically: true, encoding: .utf8)
+            try await harness.router.waitForLog("rules.reloaded", count: reloads + 1)
+            let replay = try harness.present(try Type4Card(message: message))
+            try await harness.waitForDispatch(containing: "denied|replay|04DE5F1EACC040|7")
+            try await ConfirmationTests.waitForNotifications(1, desktop, harness)
+            _ = try await desktop.dunstctl(["close"])
+            try await harness.remove(replay, slot: 0)
+            try await harness.tap(try Self.genuine(counter: 7), expecting: "open||04DE5F1EACC040|8")
 
-                    // The message itself is nowhere: not in the log, the history or the webhook's body.
-                    let uri = try Self.uri(of: message)
-                    let mac = String(uri.suffix(16))
-                    let picc = String(uri[uri.range(of: "p=")!.upperBound...].prefix(32))
-                    let body = String(decoding: requests[0].body, as: UTF8.self)
-                    #expect(body.contains("https://door.example/open?p=<sun>&m=<sun>"), "\(body)")
-                    let history = try await TagRouterBinary.run(
-                        ["history", "--json", "--state-dir", harness.directory + "/state"], environment: [:])
-                    #expect(history.standardOutput.contains("p=<sun>"), "\(history.standardOutput)")
-                    for shown in [harness.router.log, history.standardOutput, body] {
-                        #expect(!shown.contains(mac) && !shown.contains(picc))
-                    }
-                }
+            // The message itself is nowhere: not in the log, the history or the webhook's body.
+            let uri = try Self.uri(of: message)
+            let mac = String(uri.suffix(16))
+            let picc = String(uri[uri.range(of: "p=")!.upperBound...].prefix(32))
+            let body = String(decoding: requests[0].body, as: UTF8.self)
+            #expect(body.contains("https://door.example/open?p=<sun>&m=<sun>"), "\(body)")
+            let history = try await TagRouterBinary.run(
+                ["history", "--json", "--state-dir", harness.directory + "/state"], environment: [:])
+            #expect(history.standardOutput.contains("p=<sun>"), "\(history.standardOutput)")
+            for shown in [harness.router.log, history.standardOutput, body] {
+                #expect(!shown.contains(mac) && !shown.contains(picc))
             }
         }
         try await server.stop()
@@ -206,7 +194,7 @@ import VirtualTag
             """
         try await RouterHarness.with(rules: rules, environment: Self.environment) { harness in
             var card = try Self.genuine(counter: 0, randomID: true)
-            try await tap(harness, card, expecting: "open||04DE5F1EACC040|1")
+            try await harness.tap(card, expecting: "open||04DE5F1EACC040|1")
             // The same tag again (a new random UID, a new message): in its cooldown.
             card = try Self.genuine(counter: 1, randomID: true)
             let again = try harness.present(card)
