@@ -167,8 +167,12 @@ import VirtualTag
                 ["history", "--denied", "--json", "--state-dir", harness.directory + "/state"], environment: [:])
             let report = try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any]
             let taps = try #require(report?["taps"] as? [[String: Any]])
+            // On a mismatch, the router's and pcscd's logs say which presentation was refused.
             #expect(
-                taps.compactMap { $0["reason"] as? String } == ["disabled", "unknown-tag", "expired", "outside-window"])
+                taps.compactMap { $0["reason"] as? String } == [
+                    "disabled", "unknown-tag", "expired", "outside-window",
+                ],
+                "\(history.standardOutput)\n\(harness.router.log)\n\(harness.pcscd.log)")
             #expect(
                 taps.compactMap { $0["rule"] as? String } == ["front-door", "front-door", "front-door", "night-door"])
             #expect(taps.map { $0["tagName"] as? String } == ["carol", nil, "erin", "bob"])
