@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "StateStore",
             dependencies: [
-                "NDEF", "TagRules", .product(name: "GRDB", package: "GRDB.swift"),
+                "CZlib", "NDEF", "TagRules", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

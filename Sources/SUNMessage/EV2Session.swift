@@ -102,12 +102,13 @@ public struct EV2Session: Sendable, Hashable {
         case .plain:
             body = header + data
         case .mac:
-            body = header + data + mac(commandMACInput(code, header + data))
+            body = header + data + (try mac(commandMACInput(code, header + data)))
         case .full:
             let encrypted =
                 data.isEmpty
-                ? [] : Self.cbc(encrypt: Self.padded(data), key: encryptionKey, iv: iv(0xA5, 0x5A, commandCounter))
-            body = header + encrypted + mac(commandMACInput(code, header + encrypted))
+                ? []
+                : try Self.cbc(encrypt: Self.padded(data), key: encryptionKey, iv: iv(0xA5, 0x5A, commandCounter))
+            body = header + encrypted + (try mac(commandMACInput(code, header + encrypted)))
         }
         return try Self.apdu(code, body)
     }
@@ -127,12 +128,14 @@ public struct EV2Session: Sendable, Hashable {
         guard mode != .plain else { return response }
         guard response.count >= 8 else { throw EV2Error("the answer has no MAC (\(response.count) bytes)") }
         let data = Array(response.dropLast(8))
-        guard
-            SUNCrypto.constantTimeEqual(mac([status] + counterBytes + transactionID + data), Array(response.suffix(8)))
-        else { throw EV2Error("the answer's MAC is wrong") }
+        let expected = try mac([status] + counterBytes + transactionID + data)
+        guard SUNCrypto.constantTimeEqual(expected, Array(response.suffix(8))) else {
+            throw EV2Error("the answer's MAC is wrong")
+        }
         guard mode == .full, !data.isEmpty else { return data }
         guard data.count % 16 == 0,
-            let plain = Self.unpadded(Self.cbc(decrypt: data, key: encryptionKey, iv: iv(0x5A, 0xA5, commandCounter)))
+            let plain = Self.unpadded(
+                try Self.cbc(decrypt: data, key: encryptionKey, iv: iv(0x5A, 0xA5, commandCounter)))
         else { throw EV2Error("the encrypted answer is not padded as ISO/IEC 9797-1 method 2 says") }
         return plain
     }
@@ -146,7 +149,8 @@ public struct EV2Session: Sendable, Hashable {
     ///   - headerLength: how many bytes of CmdHeader come before the data.
     ///   - body: what followed the APDU header: CmdHeader, the data, the MAC.
     ///   - mode: the command's communication mode.
-    /// - Returns: CmdHeader and the data in clear; nil when the MAC is wrong or the padding broken.
+    /// - Returns: CmdHeader and the data in clear; nil when the MAC is wrong, the padding broken or the
+    ///   cryptography fails (the command is then refused).
     public func open(_ code: UInt8, headerLength: Int, body: [UInt8], mode: CommMode) -> (
         header: [UInt8], data: [UInt8]
     )? {
@@ -155,13 +159,14 @@ public struct EV2Session: Sendable, Hashable {
         guard mode != .plain else { return (header, Array(body.dropFirst(headerLength))) }
         guard body.count >= headerLength + 8 else { return nil }
         let protected = Array(body.dropLast(8))
-        guard SUNCrypto.constantTimeEqual(mac(commandMACInput(code, protected)), Array(body.suffix(8))) else {
-            return nil
-        }
+        guard let expected = try? mac(commandMACInput(code, protected)),
+            SUNCrypto.constantTimeEqual(expected, Array(body.suffix(8)))
+        else { return nil }
         let data = Array(protected.dropFirst(headerLength))
         guard mode == .full, !data.isEmpty else { return (header, data) }
         guard data.count % 16 == 0,
-            let plain = Self.unpadded(Self.cbc(decrypt: data, key: encryptionKey, iv: iv(0xA5, 0x5A, commandCounter)))
+            let decrypted = try? Self.cbc(decrypt: data, key: encryptionKey, iv: iv(0xA5, 0x5A, commandCounter)),
+            let plain = Self.unpadded(decrypted)
         else { return nil }
         return (header, plain)
     }
@@ -171,18 +176,20 @@ public struct EV2Session: Sendable, Hashable {
     ///   - data: the answer data in clear.
     ///   - mode: the command's communication mode.
     /// - Returns: the answer to send before `91 00`.
-    public mutating func answer(_ data: [UInt8], mode: CommMode) -> [UInt8] {
+    /// - Throws: ``EV2Error`` when AES-CMAC or AES-CBC fails.
+    public mutating func answer(_ data: [UInt8], mode: CommMode) throws(EV2Error) -> [UInt8] {
         commandCounter &+= 1
         switch mode {
         case .plain:
             return data
         case .mac:
-            return data + mac([0x00] + counterBytes + transactionID + data)
+            return data + (try mac([0x00] + counterBytes + transactionID + data))
         case .full:
             let encrypted =
                 data.isEmpty
-                ? [] : Self.cbc(encrypt: Self.padded(data), key: encryptionKey, iv: iv(0x5A, 0xA5, commandCounter))
-            return encrypted + mac([0x00] + counterBytes + transactionID + encrypted)
+                ? []
+                : try Self.cbc(encrypt: Self.padded(data), key: encryptionKey, iv: iv(0x5A, 0xA5, commandCounter))
+            return encrypted + (try mac([0x00] + counterBytes + transactionID + encrypted))
         }
     }
 
@@ -234,17 +241,22 @@ public struct EV2Session: Sendable, Hashable {
     }
 
     /// MACt: the odd bytes (8 of 16) of AES-CMAC with KSesAuthMAC.
-    private func mac(_ input: [UInt8]) -> [UInt8] {
-        let full = (try? SUNCrypto.cmac(input, key: macKey)) ?? SUNCrypto.zeroBlock
+    private func mac(_ input: [UInt8]) throws(EV2Error) -> [UInt8] {
+        let full: [UInt8]
+        do {
+            full = try SUNCrypto.cmac(input, key: macKey)
+        } catch {
+            throw EV2Error("AES-CMAC failed: \(error)")
+        }
         return stride(from: 1, to: 16, by: 2).map { full[$0] }
     }
 
     /// The IV of an encrypted command (`A5 5A`) or answer (`5A A5`): E(KSesAuthENC, label || TI || CmdCtr || 0…).
-    private func iv(_ first: UInt8, _ second: UInt8, _ counter: UInt16) -> [UInt8] {
+    private func iv(_ first: UInt8, _ second: UInt8, _ counter: UInt16) throws(EV2Error) -> [UInt8] {
         let block =
             [first, second] + transactionID + [UInt8(counter & 0xFF), UInt8(counter >> 8)]
             + [UInt8](repeating: 0, count: 8)
-        return Self.cbc(encrypt: block, key: encryptionKey, iv: SUNCrypto.zeroBlock)
+        return try Self.cbc(encrypt: block, key: encryptionKey, iv: SUNCrypto.zeroBlock)
     }
 
     static func apdu(_ code: UInt8, _ body: [UInt8]) throws(EV2Error) -> [UInt8] {
@@ -264,12 +276,20 @@ public struct EV2Session: Sendable, Hashable {
         return Array(data[..<marker])
     }
 
-    static func cbc(encrypt plain: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8] {
-        (try? SUNCrypto.cbc(encrypt: plain, key: key, iv: iv)) ?? []
+    static func cbc(encrypt plain: [UInt8], key: [UInt8], iv: [UInt8]) throws(EV2Error) -> [UInt8] {
+        do {
+            return try SUNCrypto.cbc(encrypt: plain, key: key, iv: iv)
+        } catch {
+            throw EV2Error("AES-CBC encryption failed: \(error)")
+        }
     }
 
-    static func cbc(decrypt encrypted: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8] {
-        (try? SUNCrypto.cbc(decrypt: encrypted, key: key, iv: iv)) ?? []
+    static func cbc(decrypt encrypted: [UInt8], key: [UInt8], iv: [UInt8]) throws(EV2Error) -> [UInt8] {
+        do {
+            return try SUNCrypto.cbc(decrypt: encrypted, key: key, iv: iv)
+        } catch {
+            throw EV2Error("AES-CBC decryption failed: \(error)")
+        }
     }
 
     /// zlib's CRC-32 (IEEE 802.3).
@@ -303,8 +323,8 @@ public enum EV2Authentication {
             throw EV2Error("the answer to AuthenticateEV2First is \(encryptedRndB.count) bytes, not 16")
         }
         guard key.count == 16, rndA.count == 16 else { throw EV2Error("the key and RndA are 16 bytes") }
-        let rndB = EV2Session.cbc(decrypt: encryptedRndB, key: key, iv: SUNCrypto.zeroBlock)
-        let encrypted = EV2Session.cbc(encrypt: rndA + rotated(rndB), key: key, iv: SUNCrypto.zeroBlock)
+        let rndB = try EV2Session.cbc(decrypt: encryptedRndB, key: key, iv: SUNCrypto.zeroBlock)
+        let encrypted = try EV2Session.cbc(encrypt: rndA + rotated(rndB), key: key, iv: SUNCrypto.zeroBlock)
         return ([0x90, 0xAF, 0x00, 0x00, 0x20] + encrypted + [0x00], rndB)
     }
 
@@ -324,7 +344,7 @@ public enum EV2Authentication {
         guard response.count == 32 else {
             throw EV2Error("the tag's last authentication answer is \(response.count) bytes, not 32")
         }
-        let plain = EV2Session.cbc(decrypt: response, key: key, iv: SUNCrypto.zeroBlock)
+        let plain = try EV2Session.cbc(decrypt: response, key: key, iv: SUNCrypto.zeroBlock)
         guard SUNCrypto.constantTimeEqual(Array(plain[4..<20]), rotated(rndA)) else {
             throw EV2Error("the tag did not return RndA: it does not hold the key")
         }
@@ -339,8 +359,9 @@ public enum EV2Authentication {
     ///   - key: the key named in part 1.
     ///   - rndB: the tag's random (16 bytes).
     /// - Returns: 16 bytes.
-    public static func challenge(key: [UInt8], rndB: [UInt8]) -> [UInt8] {
-        EV2Session.cbc(encrypt: rndB, key: key, iv: SUNCrypto.zeroBlock)
+    /// - Throws: ``EV2Error`` when AES-CBC fails (a key that is not 16 bytes).
+    public static func challenge(key: [UInt8], rndB: [UInt8]) throws(EV2Error) -> [UInt8] {
+        try EV2Session.cbc(encrypt: rndB, key: key, iv: SUNCrypto.zeroBlock)
     }
 
     /// The tag's answer to part 2 and the session it opens, or nil when the reader did not return RndB (it does
@@ -351,21 +372,21 @@ public enum EV2Authentication {
     ///   - rndB: the tag's random.
     ///   - transactionID: TI, 4 random bytes.
     ///   - keyNumber: the key's number.
-    /// - Returns: the answer (32 bytes) and the session.
+    /// - Returns: the answer (32 bytes) and the session; nil also when the cryptography fails.
     public static func accept(
         _ data: [UInt8], key: [UInt8], rndB: [UInt8], transactionID: [UInt8], keyNumber: UInt8
     ) -> (response: [UInt8], session: EV2Session)? {
         guard data.count == 32 else { return nil }
-        let plain = EV2Session.cbc(decrypt: data, key: key, iv: SUNCrypto.zeroBlock)
+        guard let plain = try? EV2Session.cbc(decrypt: data, key: key, iv: SUNCrypto.zeroBlock) else { return nil }
         let rndA = Array(plain[0..<16])
+        let caps = [UInt8](repeating: 0, count: 12)
         guard SUNCrypto.constantTimeEqual(Array(plain[16..<32]), rotated(rndB)),
             let session = try? EV2Session.derive(
-                key: key, rndA: rndA, rndB: rndB, transactionID: transactionID, keyNumber: keyNumber)
+                key: key, rndA: rndA, rndB: rndB, transactionID: transactionID, keyNumber: keyNumber),
+            let response = try? EV2Session.cbc(
+                encrypt: transactionID + rotated(rndA) + caps, key: key, iv: SUNCrypto.zeroBlock)
         else { return nil }
-        let caps = [UInt8](repeating: 0, count: 12)
-        return (
-            EV2Session.cbc(encrypt: transactionID + rotated(rndA) + caps, key: key, iv: SUNCrypto.zeroBlock), session
-        )
+        return (response, session)
     }
 
     static func rotated(_ bytes: [UInt8]) -> [UInt8] {

@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import GRDB
 import Logging
@@ -99,14 +100,11 @@ enum LegacyIntakeLog {
     }
 }
 
-/// CRC-32 (IEEE 802.3, reflected, as zlib computes it), for the intake log's records.
+/// CRC-32 (IEEE 802.3) of the intake log's records: zlib's, the one CRC-32 of the package.
 enum CRC32 {
-    static let table: [UInt32] = (0..<256).map { index in
-        (0..<8).reduce(UInt32(index)) { value, _ in value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-    }
-
     static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
-        ~bytes.reduce(~UInt32(0)) { crc, byte in table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        let bytes = Array(bytes)
+        return UInt32(bytes.withUnsafeBufferPointer { CZlib.crc32(0, $0.baseAddress, UInt32($0.count)) })
     }
 }
 

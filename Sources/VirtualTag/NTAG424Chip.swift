@@ -140,8 +140,11 @@ public struct NTAG424Chip: Sendable {
         guard data[0] < 5 else { return Self.noSuchKey }
         var random = SystemRandomNumberGenerator()
         let rndB = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+        guard let challenge = try? EV2Authentication.challenge(key: keys[Int(data[0])], rndB: rndB) else {
+            return Self.authenticationError
+        }
         pendingAuthentication = (data[0], rndB)
-        return EV2Authentication.challenge(key: keys[Int(data[0])], rndB: rndB) + Self.additionalFrame
+        return challenge + Self.additionalFrame
     }
 
     /// Opens a command that needs the session with `key` (or free access, `E`), in `mode`.
@@ -158,7 +161,12 @@ public struct NTAG424Chip: Sendable {
 
     private mutating func finish(_ data: [UInt8] = [], mode: CommMode) -> [UInt8] {
         guard session != nil else { return data + Self.ok }
-        return session!.answer(data, mode: mode) + Self.ok
+        do {
+            return try session!.answer(data, mode: mode) + Self.ok
+        } catch {
+            // The chip cannot protect its answer: the command fails, as an integrity error.
+            return Self.integrityError
+        }
     }
 
     private mutating func writeData(_ body: [UInt8], file: inout [UInt8]) -> [UInt8] {
