@@ -7,7 +7,7 @@ public import TagRules
 public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     /// The `device` object.
     public struct Device: Sendable, Hashable, Encodable {
-        /// `tagrouter_<clientId>_<reader-id>`.
+        /// `tagrouter_<node id>_<reader-id>` (the node id: ``TagRules/MQTTSettings/discoveryNodeID``).
         public var identifiers: [String]
         /// The reader name.
         public var name: String
@@ -24,6 +24,19 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
         }
     }
 
+    /// The `origin` object: what published the discovery message (Home Assistant logs and shows it).
+    public struct Origin: Sendable, Hashable, Encodable {
+        /// `TagRouter`.
+        public var name: String
+        /// The TagRouter version.
+        public var swVersion: String
+
+        enum CodingKeys: String, CodingKey {
+            case name
+            case swVersion = "sw_version"
+        }
+    }
+
     /// Where the reader's taps are published.
     public var topic: String
     /// How Home Assistant reads the tag id: the `ha_tag_id` of a `tap` or `returned`, nothing for the later
@@ -31,8 +44,10 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     public var valueTemplate: String
     /// The reader as a device.
     public var device: Device
+    /// TagRouter, as the origin of the message.
+    public var origin: Origin
     let readerID: String
-    let clientID: String
+    let nodeID: String
     let statusTopic: String
     let presenceTopic: String
 
@@ -41,8 +56,11 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     static let tagTemplate =
         "{% if value_json.get('event', 'tap') in ('tap', 'returned') %}{{ value_json.ha_tag_id }}{% endif %}"
 
-    /// The event entity's template: the event document, with `event_type` set to its `event`.
-    static let eventTemplate = "{{ dict(value_json, event_type=value_json.get('event', 'tap')) | to_json }}"
+    /// The event entity's template: the event document without its `records` (Home Assistant's recorder stores
+    /// every attribute of every event), with `event_type` set to its `event`.
+    static let eventTemplate =
+        "{{ dict(value_json.items() | rejectattr('0', 'eq', 'records') | list, "
+        + "event_type=value_json.get('event', 'tap')) | to_json }}"
 
     /// An entity of the reader's device beside the tag scanner: the `event` entity (`eventTypes`,
     /// `valueTemplate`) or the presence sensor (`payloadOn`, `payloadOff`); what one does not use is left out.
@@ -52,13 +70,14 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
         var stateTopic: String
         var availabilityTopic: String
         var device: Device
+        var origin: Origin
         var eventTypes: [String]?
         var valueTemplate: String?
         var payloadOn: String?
         var payloadOff: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, device
+            case name, device, origin
             case uniqueID = "unique_id"
             case stateTopic = "state_topic"
             case availabilityTopic = "availability_topic"
@@ -70,7 +89,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case topic, device
+        case topic, device, origin
         case valueTemplate = "value_template"
     }
 
@@ -81,21 +100,22 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     ///   - version: the TagRouter version.
     public init(settings: MQTTSettings, reader: String, version: String) {
         readerID = MQTTTopic.readerID(reader)
-        clientID = settings.clientID
+        nodeID = settings.discoveryNodeID
         topic = settings.tagTopic(reader: reader)
         statusTopic = settings.statusTopic
         presenceTopic = settings.presenceTopic(reader: reader)
         valueTemplate = Self.tagTemplate
         device = Device(
-            identifiers: ["tagrouter_\(settings.clientID)_\(readerID)"], name: reader, manufacturer: "TagRouter",
+            identifiers: ["tagrouter_\(nodeID)_\(readerID)"], name: reader, manufacturer: "TagRouter",
             model: reader, swVersion: version)
+        origin = Origin(name: "TagRouter", swVersion: version)
     }
 
-    /// `<discoveryPrefix>/tag/<clientId>/<reader-id>/config`.
+    /// `<discoveryPrefix>/tag/<node id>/<reader-id>/config`.
     /// - Parameter prefix: the discovery prefix (`homeassistant`).
     /// - Returns: the topic.
     public func topic(prefix: String) -> String {
-        "\(prefix)/tag/\(clientID)/\(readerID)/config"
+        "\(prefix)/tag/\(nodeID)/\(readerID)/config"
     }
 
     /// The JSON payload of the tag scanner (sorted keys, slashes unescaped).
@@ -111,15 +131,15 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
         let unique = device.identifiers[0]
         let event = Entity(
             name: "Tag event", uniqueID: unique + "_event", stateTopic: topic, availabilityTopic: statusTopic,
-            device: device, eventTypes: PresentationEventKind.allCases.map(\.rawValue),
+            device: device, origin: origin, eventTypes: PresentationEventKind.allCases.map(\.rawValue),
             valueTemplate: Self.eventTemplate)
         let presence = Entity(
             name: "Tag present", uniqueID: unique + "_present", stateTopic: presenceTopic,
-            availabilityTopic: statusTopic, device: device, payloadOn: "ON", payloadOff: "OFF")
+            availabilityTopic: statusTopic, device: device, origin: origin, payloadOn: "ON", payloadOff: "OFF")
         return [
             (topic(prefix: prefix), payload()),
-            ("\(prefix)/event/\(clientID)/\(readerID)/config", Self.json(event)),
-            ("\(prefix)/binary_sensor/\(clientID)/\(readerID)/config", Self.json(presence)),
+            ("\(prefix)/event/\(nodeID)/\(readerID)/config", Self.json(event)),
+            ("\(prefix)/binary_sensor/\(nodeID)/\(readerID)/config", Self.json(presence)),
         ]
     }
 

@@ -53,7 +53,14 @@ struct PublisherLoop {
                 publisher.wakePending.store(false, ordering: .releasing)
                 publishPending()
             case .reader(let name):
-                if readers.insert(name).inserted, state == .connected { publishDiscovery(for: [name]) }
+                let isNew = readers.insert(name).inserted
+                // A reader appears empty until a tag is reported on it (the router reports one present right
+                // after): a tag taken away while the router was down is OFF now, not left ON from before.
+                if presence[name] == nil { presence[name] = false }
+                if isNew, state == .connected {
+                    publishDiscovery(for: [name])
+                    publishPresence(of: [name])
+                }
             case .presence(let reader, let isPresent):
                 guard presence[reader] != isPresent else { continue }
                 presence[reader] = isPresent

@@ -78,6 +78,14 @@ extension FileParser {
             }
         }
         settings.topicPrefix = topicPrefix ?? "tagrouter/\(settings.clientID)"
+        if settings.discoveryPrefix != nil, settings.discoveryNodeID != settings.clientID,
+            let clientNode = items.first(where: { $0.key == "clientId" })?.value
+        {
+            warning(
+                clientNode,
+                "Home Assistant's discovery topics cannot carry the '.' of clientId '\(settings.clientID)': its "
+                    + "readers are announced under '\(settings.discoveryNodeID)'")
+        }
         mqttSettings = settings
     }
 

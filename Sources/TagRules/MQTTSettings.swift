@@ -36,6 +36,12 @@ public struct MQTTSettings: Sendable, Hashable {
     /// Where the block is written.
     public var location: SourceLocation
 
+    /// The client id as Home Assistant's discovery topics can carry it (their node id matches
+    /// `[a-zA-Z0-9_-]+`): every other character, such as the `.` of `shelf.pi`, becomes `_`.
+    public var discoveryNodeID: String {
+        String(clientID.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+    }
+
     /// The availability topic: `<topicPrefix>/status`, `online` or `offline`, retained.
     public var statusTopic: String { topicPrefix + "/status" }
 
