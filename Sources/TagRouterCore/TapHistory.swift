@@ -1,6 +1,7 @@
 public import StateStore
 
-/// Where taps are recorded for `tagrouter history`: the state database's ``Outbox``, an array in tests.
+/// Where taps are recorded for `tagrouter history`: the state database (`StateStore`'s `StateDatabase`), an
+/// array in tests.
 public protocol TapHistory: Sendable {
     /// Records one tap.
     /// - Parameter tap: the tap.

@@ -3,7 +3,7 @@ public import TagActions
 public import TagRules
 
 /// How one tap ended. The tap's log line, its metrics and its history row are derived from this one value
-/// (`TapOutcome+Report.swift`).
+/// (``TapReporter``).
 public enum TapOutcome: Sendable {
     /// The tag could not be read.
     case readFailed(reader: String, ReadFailure)

@@ -5,7 +5,8 @@ import RouterCommands
 struct WriteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "write",
-        abstract: "Write one NDEF message to a tag (Type 2, Type 4), read it back and verify it.",
+        abstract:
+            "Write one NDEF message to a tag (Types 1 to 5, MIFARE Classic), read it back and verify it; --sun provisions an NTAG 424 DNA.",
         discussion: """
             Writes to the tag already on a reader; with --wait, waits for one to be presented. The write follows \
             the NFC Forum procedure, so a tag taken away at any moment holds its old message, an empty one or the \
