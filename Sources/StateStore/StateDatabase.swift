@@ -20,6 +20,9 @@ public final class StateDatabase: Sendable {
     /// How many finished deliveries, and how many taps, are kept.
     public let retention: Int
     let pool: DatabasePool
+    /// The most connections that read at once (the outbox's due rows, the gauge, the association cache, a
+    /// history listing): with the writer, five connections of 256 KiB of page cache each at the most.
+    static let maximumReaderCount = 4
     let logger: Logger
     /// Finished rows written since the last prune: old rows are pruned every 256.
     let writesSincePrune = Atomic<Int>(0)
@@ -55,6 +58,9 @@ public final class StateDatabase: Sendable {
         var configuration = Configuration()
         let (seconds, attoseconds) = busyTimeout.components
         configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)
+        // Every cache bounded by construction (docs/performance.md, "Memory over many taps"): at most this many
+        // reading connections beside the one writer, each with the page cache below.
+        configuration.maximumReaderCount = Self.maximumReaderCount
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // Each connection's page cache stays at 256 KiB (SQLite's default is 2 MiB per connection, and every
