@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "LiveAssociations",
             dependencies: [
-                "TagRules", "StateStore",
+                "Deadline", "TagRules", "StateStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "TagActions",
             dependencies: [
-                "NDEF", "TagRules", "WebhookRetry", "MQTTClient", "StateStore", "PeriodicWork",
+                "Deadline", "NDEF", "TagRules", "WebhookRetry", "MQTTClient", "StateStore", "PeriodicWork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,11 +118,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Work raced against a clock (withDeadline), standard library only.
+        .target(name: "Deadline", swiftSettings: swiftSettings),
         // Work done every so often by a service, stopped at graceful shutdown, and the wakeup a service sleeps on:
         // ServiceLifecycle only, so that TagActions may use it too.
         .target(
             name: "PeriodicWork",
-            dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: ["Deadline", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
         // Writes the git commit of the build into TagRouterCore, for `tagrouter --version`.

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Deadline
 public import Foundation
 import NIOCore
 import NIOHTTP1
@@ -144,20 +145,16 @@ public final class AssociationFetcher: Sendable {
     {
         let timeout = configuration.timeout
         do {
-            return try await withThrowingTaskGroup(of: Answer?.self) { group in
-                group.addTask { try await self.request(domain, etag: etag, lastModified: lastModified) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                let first = try await group.next()!
-                group.cancelAll()
-                guard let answer = first else {
-                    throw AssociationFetchError(
-                        "\(domain): no complete answer within \(Self.seconds(timeout)) (timeout)")
-                }
-                return answer
+            guard
+                let answer = try await withDeadline(
+                    timeout,
+                    {
+                        try await self.request(domain, etag: etag, lastModified: lastModified)
+                    })
+            else {
+                throw AssociationFetchError("\(domain): no complete answer within \(Self.seconds(timeout)) (timeout)")
             }
+            return answer
         } catch let error as AssociationFetchError {
             throw error
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {

@@ -1,3 +1,4 @@
+import Deadline
 import Synchronization
 
 /// A one-waiter doorbell: ``signal()`` wakes the pending ``wait(for:)`` or the next one.
@@ -38,12 +39,7 @@ public final class Wakeup: Sendable {
             return state.isSignaled
         }
         if wasSignaled { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForSignal() }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
+        _ = await withDeadline(timeout) { await self.waitForSignal() }
     }
 
     private func waitForSignal() async {

@@ -1,3 +1,4 @@
+import Deadline
 import Foundation
 import MQTTClient
 import Synchronization
@@ -38,26 +39,18 @@ public enum MQTTProbe {
         }
         connection.start()
         defer { connection.stop() }
-        return await withTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                for await event in events {
-                    switch event {
-                    case .connected: return .connected
-                    case .refused(let code, let reason): return .refused(code: code, reason: reason)
-                    case .connectFailed(let reason), .lost(let reason): return .unreachable(reason)
-                    default: continue
-                    }
+        defer { continuation.finish() }
+        let first: Result?? = await withDeadline(timeout) {
+            for await event in events {
+                switch event {
+                case .connected: return .connected
+                case .refused(let code, let reason): return .refused(code: code, reason: reason)
+                case .connectFailed(let reason), .lost(let reason): return .unreachable(reason)
+                default: continue
                 }
-                return nil
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return .timedOut
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            continuation.finish()
-            return first ?? .timedOut
+            return nil
         }
+        return (first ?? nil) ?? .timedOut
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Deadline
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -188,29 +189,20 @@ final class WebhookSender: Sendable {
     ) async throws -> (HTTPClientResponse, [UInt8]) {
         let response = try await client.execute(request, deadline: deadline)
         // AsyncHTTPClient's deadline ends with the answer's head: the body is read under the same deadline here.
-        let snippet = try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-            group.addTask {
-                var snippet: [UInt8] = []
-                var total = 0
-                for try await chunk in response.body {
-                    total += chunk.readableBytes
-                    if snippet.count < snippetLength {
-                        snippet += chunk.readableBytesView.prefix(snippetLength - snippet.count)
-                    }
-                    if total > maxBodyRead { break }
+        let left = Duration.nanoseconds(max(0, (deadline - .now()).nanoseconds))
+        let read: [UInt8]? = try await withDeadline(left) {
+            var snippet: [UInt8] = []
+            var total = 0
+            for try await chunk in response.body {
+                total += chunk.readableBytes
+                if snippet.count < snippetLength {
+                    snippet += chunk.readableBytesView.prefix(snippetLength - snippet.count)
                 }
-                return snippet
-            }
-            group.addTask {
-                try await Task.sleep(for: .nanoseconds(max(0, (deadline - .now()).nanoseconds)))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let snippet = first else {
-                throw HTTPClientError.deadlineExceeded
+                if total > maxBodyRead { break }
             }
             return snippet
         }
+        guard let snippet = read else { throw HTTPClientError.deadlineExceeded }
         return (response, snippet)
     }
 

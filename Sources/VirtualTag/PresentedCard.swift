@@ -49,6 +49,8 @@ public final class PresentedCard: Sendable {
     /// before (vpcd went away, or the command limit was reached) or the task is cancelled.
     /// - Parameter duration: how long to hold the card.
     public func hold(for duration: Duration) async {
+        // Not `withDeadline`: waiting for the card to go does not end when cancelled, so the card is removed
+        // before the group waits for it.
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: duration) }
             group.addTask { await self.waitUntilGone() }

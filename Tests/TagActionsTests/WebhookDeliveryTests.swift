@@ -170,8 +170,10 @@ struct WebhookDeliveryTests {
             attempts.withLock { $0 = record?.attempts ?? 0 }
         }
         let requests = server.requests
-        // One request per attempt, and the close's resend within its attempt.
-        #expect(requests.count == attempts.withLock { $0 } + 1)
+        // The hang, the close and the answered request: the close's resend is within attempt 2, or, on a loaded
+        // machine, attempt 3 (with or without a resend in attempt 2 that timed out first).
+        let attemptCount = attempts.withLock { $0 }
+        #expect(requests.count >= 3 && requests.count <= attemptCount + 1, "\(requests.count) for \(attemptCount)")
         // The first attempt's 300 ms run from its start, connecting included (not from the receiver's copy of
         // the request, which a loaded machine delivers tens of ms later): the retry comes after them.
         #expect(requests[1].receivedAt - enqueued.withLock { $0 } >= .milliseconds(300))
