@@ -1,4 +1,5 @@
 import Foundation
+import NDEF
 import SUNMessage
 import TestSupport
 import Testing
@@ -39,6 +40,17 @@ import VirtualTag
             uri: "https://door.example/open", uid: uid, metaReadKey: metaKey, fileReadKey: fileKey, counter: counter)
     }
 
+    /// A SUN message of the tag's UID made with `metaKey` and a chosen padding (the MAC over nothing: the PICCData
+    /// decides first), and its URL.
+    static func message(counter: UInt32, padding: [UInt8], metaKey: [UInt8]) throws -> (
+        uri: String, picc: [UInt8], mac: [UInt8]
+    ) {
+        let picc = try SUNCrypto.piccData(uid: uid, counter: counter, padding: padding, metaReadKey: metaKey)
+        let mac = try SUNCrypto.mac(fileReadKey: fileKey, uid: uid, counter: counter, input: [])
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02X", $0) }.joined() }
+        return ("https://door.example/open?p=\(hex(picc))&m=\(hex(mac))", picc, mac)
+    }
+
     /// What a phone reading the genuine tag once would get: the NDEF message of one read.
     static func capturedMessage(counter: UInt32) throws -> [UInt8] {
         try genuine(counter: counter).messageAsRead()
@@ -62,10 +74,18 @@ import VirtualTag
             let last = tampered.count - 1
             tampered[last] = tampered[last] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
             try await harness.tap(try Type4Card(message: tampered), expecting: "denied|bad-mac||")
-            // A tag made with other keys.
+            // A tag made with other keys. Its message is fixed: decrypted with a wrong key, a PICCData starts with
+            // the layout's tag (C7) once in 256 messages, which then fail on their MAC instead; this one does not.
             var otherKey = Self.metaKey
             otherKey[0] ^= 0xFF
-            try await harness.tap(try Self.genuine(counter: 20, metaKey: otherKey), expecting: "denied|wrong-key||")
+            let foreign = try Self.message(counter: 21, padding: [0, 0, 0, 0, 0], metaKey: otherKey)
+            try #require(
+                SUNCrypto.verify(
+                    piccData: foreign.picc, mac: foreign.mac, encData: nil, macInput: [], metaReadKey: Self.metaKey,
+                    fileReadKey: Self.fileKey) == .wrongKey)
+            try await harness.tap(
+                try Type4Card(message: try NDEFMessage(records: [URIRecord(uri: foreign.uri).record]).encoded()),
+                expecting: "denied|wrong-key||")
 
             let history = try await TagRouterBinary.run(
                 ["history", "--denied", "--json", "--state-dir", harness.directory + "/state"], environment: [:])
