@@ -97,7 +97,7 @@ import Testing
     @Test("a tags.yaml that is a symbolic link stays one: the file it points to gets the change, in its own folder")
     func symlinkedFile() throws {
         try withFolder { folder in
-            // tags.yaml -> ../shared/current.yaml (relative) -> fobs.yaml, as a deployment tool may leave it.
+            // tags.yaml -> ../<folder>-shared/current.yaml (relative) -> fobs.yaml, as a deployment tool may leave it.
             let shared = folder + "-shared"
             try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: shared) }
