@@ -198,7 +198,11 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     func process(_ tap: Tap) async -> TapOutcome {
         var tag: ReadTag
         switch await pipeline.read(tap) {
-        case .failed(let failure): return .readFailed(reader: tap.reader, failure)
+        case .failed(let failure):
+            // `learn` reads the same tag meanwhile, and two readers of one card can make one read fail: a reader
+            // it holds is left to it, failed read or not.
+            if isHeldByLearn(tap.reader) { return .heldByLearn(TagSummary(reader: tap.reader)) }
+            return .readFailed(reader: tap.reader, failure)
         case .invalidNDEF(let summary, let failure): return .invalidNDEF(summary, failure)
         case .read(let read): tag = read
         }
@@ -207,9 +211,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         // it (admitted, refused, held by learn), so a copy of it is worth nothing later.
         spendSUNCounter(&tag)
         guard !tag.matches.isEmpty || tag.refusal != nil else { return .ignored(tag.tag) }
-        if let claimFolder, LearnClaim.current(in: claimFolder)?.readers.contains(tap.reader) == true {
-            return .heldByLearn(tag.tag)
-        }
+        if isHeldByLearn(tap.reader) { return .heldByLearn(tag.tag) }
         // The refusing rule's cooldown when a door rule refused the tag (the matched rules are `continue` ones).
         guard let deciding = tag.refusal?.rule ?? tag.matches.first?.rule else { return .ignored(tag.tag) }
         let rules = tag.matches.map(\.rule.name) + (tag.refusal.map { [$0.rule.name] } ?? [])
@@ -267,6 +269,12 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             return .denied(tag.tag, rule: refusal.rule.name, reason: refusal.reason, dispatch)
         }
         return .dispatched(tag.tag, dispatch)
+    }
+
+    /// Whether `tagrouter learn` holds the reader now (``LearnClaim``).
+    func isHeldByLearn(_ reader: String) -> Bool {
+        guard let claimFolder else { return false }
+        return LearnClaim.current(in: claimFolder)?.readers.contains(reader) == true
     }
 
     /// Records the counter of the tap's verified SUN message, if it has one; a counter not above the highest
