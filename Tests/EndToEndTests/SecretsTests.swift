@@ -70,12 +70,12 @@ import VirtualTag
                 "TAGROUTER_TEST_SECRET": Self.secret, "TOKEN": "from-environment", "CREDENTIALS_DIRECTORY": credentials,
                 "HOME": directory,
             ]) { _, new in new }
-            let router = try UnprivilegedRouter(
+            let router = try RouterProcess(
                 arguments: [
                     "--rules", directory + "/rules", "--state-dir", directory + "/state", "--log-level", "debug",
                 ],
-                environment: environment, user: Self.nobody, logPath: directory + "/router.log")
-            defer { router.stop() }
+                environment: environment, directory: directory, user: Self.nobody)
+            defer { router.kill() }
             try await router.waitForLog("watching 2 readers")
             try await router.waitForLog(RouterHarness.readerAdded, count: 2)
             #expect(router.log.contains("process.not_dumpable"))
@@ -113,7 +113,7 @@ import VirtualTag
             #expect(!router.log.contains(Self.secret))
             #expect(!router.log.contains("from-credential"))
 
-            #expect(try await router.terminate() == 0, "\(router.log)")
+            #expect(try await router.terminate().status == 0, "\(router.log)")
         }
     }
 
@@ -151,80 +151,3 @@ import VirtualTag
         #expect((without.standardOutput + without.standardError).contains("environment variable 'HA_TOKEN' is not set"))
     }
 }
-
-/// `tagrouter run` started as another user through `setpriv` (which execs it: the pid is the router's), its
-/// output in a file, stopped with SIGTERM.
-private final class UnprivilegedRouter: Sendable {
-    let pid: pid_t
-    let logPath: String
-
-    init(arguments: [String], environment: [String: String], user: UInt32, logPath: String) throws {
-        self.logPath = logPath
-        let argv =
-            [
-                "/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--inh-caps=-all",
-                try TagRouterBinary.path(), "run",
-            ] + arguments
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        _ = closeFrom(&actions, 3)
-        let cArguments = argv.map { strdup($0) } + [nil]
-        let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArguments.forEach { free($0) }
-            cEnvironment.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, argv[0], &actions, nil, cArguments, cEnvironment)
-        guard result == 0 else { throw HarnessError("cannot start setpriv: \(String(cString: strerror(result)))") }
-        self.pid = pid
-    }
-
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-
-    func waitForLog(_ text: String, count: Int = 1, timeout: Duration = .seconds(15)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while log.components(separatedBy: "\n").filter({ $0.contains(text) }).count < count {
-            guard ContinuousClock.now < deadline, !hasExited else {
-                throw HarnessError("the router did not log \(count)× '\(text)' within \(timeout):\n\(log)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    /// Whether the router has ended (a zombie not yet reaped counts: /proc/PID/stat says `Z`).
-    var hasExited: Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return true }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
-    }
-
-    /// Sends SIGTERM and waits up to 10 s for the exit status.
-    func terminate() async throws -> Int32 {
-        kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(10)
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, WNOHANG) != pid {
-            guard ContinuousClock.now < deadline else { throw HarnessError("the router did not stop:\n\(log)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-    }
-
-    /// Kills and reaps the router if it still runs.
-    func stop() {
-        var raw: Int32 = 0
-        guard waitpid(pid, &raw, WNOHANG) == 0 else { return }
-        kill(pid, SIGKILL)
-        waitpid(pid, &raw, 0)
-    }
-}
-
-/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), left out of Swift's Glibc module.
-@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
-private func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32

@@ -19,14 +19,25 @@ public final class RouterProcess: Sendable {
     ///   - environment: the whole environment (with `PCSCLITE_CSOCK_NAME`).
     ///   - directory: where the log goes.
     ///   - logName: the log's file name in `directory` (a restarted router gets a log of its own).
+    ///   - user: run it as this user and group id, without capabilities (`setpriv`), as the service's own user
+    ///     would; nil: as the test.
     /// - Throws: ``HarnessError`` when the binary is not built or cannot start.
     public init(
-        arguments: [String], environment: [String: String], directory: String, logName: String = "router.log"
+        arguments: [String], environment: [String: String], directory: String, logName: String = "router.log",
+        user: UInt32? = nil
     ) throws {
         self.directory = directory
         logPath = directory + "/" + logName
-        process = try ChildProcess.spawn(
-            try TagRouterBinary.path(), ["run"] + arguments, environment: environment, outputPath: logPath)
+        let binary = try TagRouterBinary.path()
+        if let user {
+            // setpriv execs the router: the process id stays the router's.
+            process = try ChildProcess.spawn(
+                "/usr/bin/setpriv",
+                ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--inh-caps=-all", binary, "run"] + arguments,
+                environment: environment, outputPath: logPath)
+        } else {
+            process = try ChildProcess.spawn(binary, ["run"] + arguments, environment: environment, outputPath: logPath)
+        }
     }
 
     deinit {
