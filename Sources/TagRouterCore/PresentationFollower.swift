@@ -234,7 +234,7 @@ final class PresentationFollower: Sendable {
                 let timer = setTimer(at: start + held.timing, in: &state) { [weak self] in
                     self?.heldTimerFired(reader: reader, id: id, start: start, rule: rule)
                 }
-                following.heldTimers += timer.map { [$0] } ?? []
+                if let timer { following.heldTimers.append(timer) }
             }
             state.present[followed.reader] = following
         }
