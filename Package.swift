@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// One settings array for every target (docs/development.md, "Conventions"): Swift 6 language mode, strict concurrency, warnings are bugs.
@@ -50,10 +50,10 @@ let package = Package(
         // zlib's crc32 for NTAG 424 DNA's ChangeKey.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "NDEF", swiftSettings: swiftSettings),
-        .target(name: "NFCTag", dependencies: ["NDEF", "SUNMessage"], swiftSettings: swiftSettings),
+        .target(name: "NFCTag", dependencies: ["NDEF"], swiftSettings: swiftSettings),
         .target(
             name: "PCSC",
-            dependencies: ["CPCSCLite", "NFCTag", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CPCSCLite", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]
         ),
         // The AASA component pattern engine: compiler, matcher and URI parsing, Foundation only.
@@ -68,12 +68,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Provisioning an NTAG 424 DNA for SUN (`write --sun`): the tag's commands (NFCTag) with EV2 secure
+        // messaging (SUNMessage), above both so that neither imports the other.
+        .target(name: "NTAG424", dependencies: ["NDEF", "NFCTag", "SUNMessage"], swiftSettings: swiftSettings),
+        // How a webhook reaches its receiver (TLS files, proxy) and how output shows its URL and headers: the rules
+        // write them, the outbox stores them, the sender uses them.
+        .target(
+            name: "WebhookTarget",
+            dependencies: ["NDEF", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "TagRules",
             dependencies: [
-                "AASAPatterns", "NDEF", "SUNMessage", .product(name: "Yams", package: "Yams"),
+                "AASAPatterns", "NDEF", "SUNMessage", "WebhookTarget", .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // Enrollment's two pieces below the commands: the tags file's text editor (comments kept) and `learn`'s
+        // claim on the readers it enrolls on.
+        .target(
+            name: "TagsFile",
+            dependencies: ["TagRules", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         // When and whether a webhook is tried again: status verdicts, Retry-After, backoff. Foundation only.
@@ -82,7 +99,7 @@ let package = Package(
         .target(
             name: "StateStore",
             dependencies: [
-                "CZlib", "NDEF", "TagRules", .product(name: "GRDB", package: "GRDB.swift"),
+                "CZlib", "NDEF", "WebhookTarget", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -104,7 +121,8 @@ let package = Package(
         .target(
             name: "TagActions",
             dependencies: [
-                "Deadline", "NDEF", "TagRules", "WebhookRetry", "MQTTClient", "StateStore", "PeriodicWork",
+                "Deadline", "NDEF", "TagRules", "WebhookRetry", "WebhookTarget", "MQTTClient", "StateStore",
+                "PeriodicWork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,8 +150,8 @@ let package = Package(
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagActions", "StateStore", "LiveAssociations",
-                "CSystemd", .product(name: "Logging", package: "swift-log"),
+                "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile", "TagActions", "StateStore",
+                "LiveAssociations", "CSystemd", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -150,8 +168,9 @@ let package = Package(
         .target(
             name: "RouterCommands",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "TagRouterCore", "VirtualTag", "StateStore",
-                "LiveAssociations",
+                "NDEF", "NFCTag", "NTAG424", "PCSC", "TagRules", "TagsFile", "TagActions", "TagRouterCore",
+                "VirtualTag",
+                "StateStore", "LiveAssociations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -205,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "VirtualTagTests",
             dependencies: [
-                "VirtualTag", "TestSupport", "NFCTag", "SUNMessage", "NDEF",
+                "VirtualTag", "TestSupport", "NFCTag", "NTAG424", "SUNMessage", "NDEF",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -213,11 +232,15 @@ let package = Package(
         .testTarget(
             name: "TagRulesTests",
             dependencies: [
-                "AASAPatterns", "TagRules", "SUNMessage", "TestSupport", .product(name: "Yams", package: "Yams"),
+                "AASAPatterns", "TagRules", "TagsFile", "SUNMessage", "TestSupport",
+                .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "TagsFileTests", dependencies: ["TagsFile", "TagRules", .product(name: "Yams", package: "Yams")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "TagRouterCoreTests",
             dependencies: [
@@ -292,7 +315,7 @@ let package = Package(
             name: "TagActionsTests",
             dependencies: [
                 "TagActions", "WebhookRetry", "StateStore", "argv-recorder", "outbox-child", "HTTPTestSupport",
-                "MQTTClient", "MQTTTestSupport", "TestSupport", "TagRules",
+                "MQTTClient", "MQTTTestSupport", "TestSupport", "TagRules", "WebhookTarget",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

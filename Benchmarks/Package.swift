@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Benchmarks for TagRouter's hot paths (package-benchmark), in their own package so the main build stays lean.

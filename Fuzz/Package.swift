@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// libFuzzer targets for TagRouter's parsers of hostile input, in their own package so the main build stays lean.

@@ -6,7 +6,7 @@ extension CardChannel {
     /// - Parameter command: the command APDU.
     /// - Returns: the response, at least two bytes long.
     /// - Throws: `NFCTagError` (`tagRemoved`, `unexpectedResponse`), or `CancellationError`.
-    func exchange(_ command: [UInt8]) async throws -> ResponseAPDU {
+    package func exchange(_ command: [UInt8]) async throws -> ResponseAPDU {
         let bytes: [UInt8]
         do {
             bytes = try await transmit(command)
@@ -27,7 +27,7 @@ extension CardChannel {
     /// - Parameter command: the command APDU.
     /// - Returns: the response, whose status is `90 00`.
     /// - Throws: `NFCTagError` (`tagRemoved`, `unexpectedResponse`, `unexpectedStatus`), or `CancellationError`.
-    func exchangeExpectingSuccess(_ command: [UInt8]) async throws -> ResponseAPDU {
+    package func exchangeExpectingSuccess(_ command: [UInt8]) async throws -> ResponseAPDU {
         let response = try await exchange(command)
         guard response.isSuccess else { throw CommandName.unexpectedStatus(command, response) }
         return response

@@ -1,11 +1,11 @@
 import NDEF
 
 /// Names commands and status words for error messages; only called on the error path.
-enum CommandName {
+package enum CommandName {
     /// A short human name for a command APDU, e.g. `READ BINARY page 7` or `SELECT file E103`.
     /// - Parameter command: the command APDU.
     /// - Returns: the name.
-    static func describe(_ command: [UInt8]) -> String {
+    package static func describe(_ command: [UInt8]) -> String {
         guard command.count >= 4 else { return "command \(hex(command[...]))" }
         let p1p2 = Int(command[2]) << 8 | Int(command[3])
         switch (command[0], command[1]) {
@@ -34,16 +34,16 @@ enum CommandName {
     }
 
     /// The error for a command that answered a status word other than the one required.
-    static func unexpectedStatus(_ command: [UInt8], _ response: ResponseAPDU) -> NFCTagError {
+    package static func unexpectedStatus(_ command: [UInt8], _ response: ResponseAPDU) -> NFCTagError {
         let sw = hex(response.bytes[(response.bytes.count - 2)...], separator: " ")
         return NFCTagError(.unexpectedStatus, "\(describe(command)) answered status \(sw)")
     }
 
     /// Uppercase hex of some bytes.
-    static func hex(_ bytes: ArraySlice<UInt8>, separator: String = "") -> String {
+    package static func hex(_ bytes: ArraySlice<UInt8>, separator: String = "") -> String {
         HexText.string(bytes, uppercase: true, separator: separator)
     }
 
     /// `0x` and two uppercase hex digits of one byte.
-    static func hex(_ byte: UInt8) -> String { HexText.byte(byte) }
+    package static func hex(_ byte: UInt8) -> String { HexText.byte(byte) }
 }

@@ -1,13 +1,13 @@
 internal import CPCSCLite
-public import NFCTag
 import Synchronization
 
-/// A connection to the card in one reader (`SCardConnect`, shared, T=0 or T=1): a ``NFCTag/CardChannel`` over
-/// `SCardTransmit`.
+/// A connection to the card in one reader (`SCardConnect`, shared, T=0 or T=1): command APDUs over `SCardTransmit`.
+/// `TagRouterCore` makes it the `CardChannel` that `NFCTag`'s readers and writers use, so that neither of these two
+/// modules imports the other.
 ///
 /// Exchanges run on the owning context's thread. Disconnecting leaves the card powered (`SCARD_LEAVE_CARD`), so
 /// other applications sharing the reader are not disturbed.
-public final class CardConnection: CardChannel {
+public final class CardConnection: Sendable {
     /// The reader the card is in.
     public let reader: String
     let handle: SCARDHANDLE

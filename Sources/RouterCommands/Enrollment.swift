@@ -4,6 +4,7 @@ import NFCTag
 import PCSC
 import TagRouterCore
 import TagRules
+import TagsFile
 
 /// `tagrouter learn` (docs/cli.md): enrolls the next tag put on a reader in the tags file, beside a running
 /// router that stands aside meanwhile (``LearnClaim``).

@@ -1,6 +1,7 @@
 public import Foundation
 import NDEF
 import TagRules
+import TagsFile
 
 /// `tagrouter tags list|disable|enable|remove` (docs/cli.md): the tags file, listed and edited in place.
 public enum TagsCommands {

@@ -1,6 +1,7 @@
 import Foundation
 import NDEF
 import TagRules
+import TagsFile
 
 /// The tags file of a rules folder as `tagrouter learn` and `tagrouter tags` see it: its path, its text and its
 /// validated entries (docs/doors.md, "The tags file"). Edits go through ``TagsFileEditor`` (text, so comments

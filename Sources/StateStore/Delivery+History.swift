@@ -1,4 +1,4 @@
-import TagRules
+import WebhookTarget
 
 /// A delivery as `tagrouter history --json` lists it: no body, headers or secret, a webhook's URL redacted, times
 /// in RFC 3339.

@@ -1,5 +1,5 @@
 public import Foundation
-public import TagRules
+public import WebhookTarget
 
 /// One delivery of the outbox: a webhook request or a QoS 1 MQTT publication, from the moment it is accepted
 /// until it is delivered or given up. The same value is inserted, sent, updated and listed by `history`.
@@ -167,7 +167,7 @@ public struct DeliveryOutcome: Sendable, Hashable {
 
 extension Delivery: CustomStringConvertible, CustomDebugStringConvertible {
     /// `delivery 12: POST https://ha.local:8123/<3f9a1c2e>, pending after 2 attempts`: never its headers, secret
-    /// or the token a URL may carry (``TagRules/URLRedaction``).
+    /// or the token a URL may carry (``WebhookTarget/URLRedaction``).
     public var description: String {
         "delivery \(id): \(method.rawValue) \(shownTarget), \(state.rawValue) after \(attempts) attempts"
             + (lastError.map { " (\($0))" } ?? "")

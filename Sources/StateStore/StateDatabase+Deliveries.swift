@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import TagRules
+import WebhookTarget
 
 extension StateDatabase {
     /// Inserts a delivery, pending and due at once: from here on it survives a crash or a restart.

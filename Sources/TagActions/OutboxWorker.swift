@@ -6,6 +6,7 @@ public import StateStore
 import Synchronization
 import TagRules
 public import WebhookRetry
+import WebhookTarget
 
 /// Delivers the outbox's webhooks: a `Service` whose ``run()`` keeps several attempts in flight over kept-alive
 /// connections (AsyncHTTPClient), records every outcome in the state database, and retries per its

@@ -1,4 +1,5 @@
 public import TagRules
+import WebhookTarget
 
 extension RenderedAction {
     /// The action's kind.

@@ -1,7 +1,8 @@
 public import Foundation
 public import StateStore
-public import TagRules
+import TagRules
 import WebhookRetry
+public import WebhookTarget
 
 /// A `webhook` action after its placeholders were rendered: one HTTP request to deliver at least once.
 public struct WebhookRequest: Sendable, Hashable {

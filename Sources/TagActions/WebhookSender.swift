@@ -9,6 +9,7 @@ import StateStore
 import Synchronization
 import TagRules
 import WebhookRetry
+import WebhookTarget
 
 /// Sends the attempts of webhook deliveries with AsyncHTTPClient and classifies the answers.
 ///

@@ -6,6 +6,7 @@ public import ServiceLifecycle
 import Synchronization
 import TagActions
 import TagRules
+import TagsFile
 
 /// The router: turns reader events into taps and each tap into a read, a decision and a dispatch.
 ///

@@ -1,3 +1,5 @@
+public import WebhookTarget
+
 /// One action of a rule, parsed and validated, its strings kept as templates (docs/rules.md, "Actions").
 public enum Action: Sendable, Hashable {
     /// Run a command from an argument vector, never through a shell.

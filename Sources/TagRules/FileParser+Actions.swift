@@ -1,5 +1,6 @@
 import AASAPatterns
 import Foundation
+import WebhookTarget
 import Yams
 
 extension FileParser {
@@ -11,7 +12,7 @@ extension FileParser {
     /// Parses an `actions:` list: each item a mapping with exactly one of `run`, `open`, `webhook`, `mqtt`.
     func parseActionList(_ node: Node, context: String) -> [Action] {
         guard case .sequence(let list) = node else {
-            error(node, "'actions' must be a list, not \(Self.kind(node))")
+            error(node, "'actions' must be a list, not \(YAMLNodes.kind(node))")
             return []
         }
         if list.isEmpty { error(node, "'actions' is empty \(context)") }
@@ -53,8 +54,8 @@ extension FileParser {
 
     /// A template from a string node, with placeholder and `${}` problems reported at their column.
     func template(_ node: Node, _ what: String) -> Template? {
-        guard case .scalar(let scalar) = node, !Self.isNull(scalar) else {
-            error(node, "\(what) must be a string, not \(Self.kind(node))")
+        guard case .scalar(let scalar) = node, !YAMLNodes.isNull(scalar) else {
+            error(node, "\(what) must be a string, not \(YAMLNodes.kind(node))")
             return nil
         }
         do {
@@ -94,7 +95,7 @@ extension FileParser {
         guard case .sequence(let list) = argvNode else {
             error(
                 argvNode,
-                "'run' must be a list of arguments (argv) or a mapping with 'argv', not \(Self.kind(argvNode))")
+                "'run' must be a list of arguments (argv) or a mapping with 'argv', not \(YAMLNodes.kind(argvNode))")
             return nil
         }
         guard !list.isEmpty else {

@@ -30,7 +30,7 @@ extension FileParser {
 
     func parseComponents(_ node: Node, mode: MatchSubject.Mode, context: String) -> [ComponentObject]? {
         guard case .sequence(let list) = node else {
-            error(node, "'components' must be a list of mappings, not \(Self.kind(node))")
+            error(node, "'components' must be a list of mappings, not \(YAMLNodes.kind(node))")
             return nil
         }
         var result: [ComponentObject] = []

@@ -9,7 +9,9 @@ extension FileParser {
     /// both.
     func parseWhen(_ node: Node, context: String) -> [TimeWindow]? {
         guard case .sequence(let list) = node else {
-            error(node, "'when' must be a list of windows, not \(Self.kind(node)) (write - { time: \"07:00-19:00\" })")
+            error(
+                node,
+                "'when' must be a list of windows, not \(YAMLNodes.kind(node)) (write - { time: \"07:00-19:00\" })")
             return nil
         }
         if list.isEmpty { error(node, "'when' is empty \(context) (give at least one window)") }
@@ -116,9 +118,9 @@ extension FileParser {
             error(root, "missing 'tags' (a list of tags)")
             return
         }
-        if case .scalar(let scalar) = list.value, Self.isNull(scalar) { return }
+        if case .scalar(let scalar) = list.value, YAMLNodes.isNull(scalar) { return }
         guard case .sequence(let sequence) = list.value else {
-            error(list.value, "'tags' must be a list, not \(Self.kind(list.value))")
+            error(list.value, "'tags' must be a list, not \(YAMLNodes.kind(list.value))")
             return
         }
         var names: [String: SourceLocation] = [:]
@@ -143,8 +145,8 @@ extension FileParser {
 
     /// A scalar's text as written: the tags file expands no `${NAME}` (a name is not a secret).
     private func plainString(_ node: Node, _ what: String) -> String? {
-        guard case .scalar(let scalar) = node, !Self.isNull(scalar) else {
-            error(node, "\(what) must be a string, not \(Self.kind(node))")
+        guard case .scalar(let scalar) = node, !YAMLNodes.isNull(scalar) else {
+            error(node, "\(what) must be a string, not \(YAMLNodes.kind(node))")
             return nil
         }
         return scalar.string
@@ -174,7 +176,7 @@ extension FileParser {
                     "'sun' (tags identified by a verified SUN message) is not supported yet; enroll the tag by 'uid'")
             case "groups":
                 guard case .sequence(let list) = item.value else {
-                    error(item.value, "'groups' must be a list, not \(Self.kind(item.value)) (write [staff])")
+                    error(item.value, "'groups' must be a list, not \(YAMLNodes.kind(item.value)) (write [staff])")
                     continue
                 }
                 tag.groups = list.compactMap { entry in

@@ -1,4 +1,5 @@
 import AASAPatterns
+import WebhookTarget
 import Yams
 
 extension FileParser {
@@ -37,7 +38,7 @@ extension FileParser {
             return
         }
         guard case .sequence(let list) = rulesEntry.value else {
-            error(rulesEntry.value, "'rules' must be a list, not \(Self.kind(rulesEntry.value))")
+            error(rulesEntry.value, "'rules' must be a list, not \(YAMLNodes.kind(rulesEntry.value))")
             return
         }
         for node in list {
@@ -56,7 +57,7 @@ extension FileParser {
             return
         }
         if version.scalar?.string != "1" {
-            error(version, "unknown version '\(version.scalar?.string ?? Self.kind(version))' (expected 1)")
+            error(version, "unknown version '\(version.scalar?.string ?? YAMLNodes.kind(version))' (expected 1)")
         }
     }
 

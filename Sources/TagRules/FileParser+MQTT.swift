@@ -1,4 +1,5 @@
 import Foundation
+import WebhookTarget
 import Yams
 
 extension FileParser {
@@ -195,7 +196,7 @@ extension FileParser {
             pendingDiagnostic(
                 node, "an 'mqtt' action \(context) needs an 'mqtt:' block with the broker's url (none in the rule set)")
         )
-        if case .scalar(let scalar) = node, Self.isNull(scalar) { return action }
+        if case .scalar(let scalar) = node, YAMLNodes.isNull(scalar) { return action }
         guard let mapping = mapping(node, "'mqtt'") else { return nil }
         let errorsBefore = diagnostics.count { $0.severity == .error }
         var retryForNode: Node?

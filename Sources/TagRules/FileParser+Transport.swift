@@ -1,4 +1,5 @@
 import Foundation
+import WebhookTarget
 import Yams
 
 extension FileParser {

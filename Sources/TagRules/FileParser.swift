@@ -1,5 +1,6 @@
 import AASAPatterns
 import Foundation
+import WebhookTarget
 import Yams
 
 /// Turns one rules file's YAML nodes into rules, collecting a diagnostic for every problem (docs/development.md, "Conventions").
@@ -106,23 +107,9 @@ final class FileParser {
 
     // MARK: Typed access
 
-    static func kind(_ node: Node) -> String {
-        switch node {
-        case .scalar(let scalar): isNull(scalar) ? "null" : "a string"
-        case .mapping: "a mapping"
-        case .sequence: "a list"
-        case .alias: "an alias"
-        }
-    }
-
-    /// Whether a scalar is YAML's null: empty, `~` or `null`, unquoted.
-    static func isNull(_ scalar: Node.Scalar) -> Bool {
-        scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
-    }
-
     func mapping(_ node: Node, _ what: String) -> Node.Mapping? {
         if case .mapping(let mapping) = node { return mapping }
-        error(node, "\(what) must be a mapping, not \(Self.kind(node))")
+        error(node, "\(what) must be a mapping, not \(YAMLNodes.kind(node))")
         return nil
     }
 
@@ -148,8 +135,8 @@ final class FileParser {
 
     /// A string value with `${NAME}` expanded; nil (after a diagnostic) if it is not a scalar or expansion fails.
     func string(_ node: Node, _ what: String) -> (value: String, display: String)? {
-        guard case .scalar(let scalar) = node, !Self.isNull(scalar) else {
-            error(node, "\(what) must be a string, not \(Self.kind(node))")
+        guard case .scalar(let scalar) = node, !YAMLNodes.isNull(scalar) else {
+            error(node, "\(what) must be a string, not \(YAMLNodes.kind(node))")
             return nil
         }
         do {
@@ -164,7 +151,7 @@ final class FileParser {
     /// A list of strings (a single string is an error: docs/rules.md, "Value types").
     func stringList(_ node: Node, _ what: String) -> [(value: String, display: String, node: Node)]? {
         guard case .sequence(let sequence) = node else {
-            error(node, "\(what) must be a list, not \(Self.kind(node)) (write [\(node.scalar?.string ?? "…")])")
+            error(node, "\(what) must be a list, not \(YAMLNodes.kind(node)) (write [\(node.scalar?.string ?? "…")])")
             return nil
         }
         var result: [(String, String, Node)] = []
@@ -184,7 +171,7 @@ final class FileParser {
         }
         error(
             node,
-            "\(what) must be true or false, not \(Self.kind(node) == "a string" ? "'\(node.scalar!.string)'" : Self.kind(node))"
+            "\(what) must be true or false, not \(YAMLNodes.kind(node) == "a string" ? "'\(node.scalar!.string)'" : YAMLNodes.kind(node))"
         )
         return nil
     }

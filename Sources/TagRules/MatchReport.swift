@@ -1,5 +1,6 @@
 public import Foundation
 import NDEF
+import WebhookTarget
 
 /// The outcome of `tagrouter match`: a dry run of one tag event against a rule set.
 public struct MatchReport: Sendable, Encodable {

@@ -1,3 +1,5 @@
+import WebhookTarget
+
 /// An action with every placeholder replaced: what TagActions carries out and what `match` shows.
 public enum RenderedAction: Sendable, Hashable, Encodable {
     /// Execute `argv` directly (execve), with `environment` added to the router's, in `cwd`, for at most

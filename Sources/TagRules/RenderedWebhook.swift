@@ -1,3 +1,5 @@
+public import WebhookTarget
+
 /// A webhook with every placeholder replaced.
 public struct RenderedWebhook: Sendable, Hashable {
     /// The URL.

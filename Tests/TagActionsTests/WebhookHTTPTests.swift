@@ -6,6 +6,7 @@ import ServiceLifecycle
 import StateStore
 import TagRules
 import Testing
+import WebhookTarget
 
 @testable import TagActions
 

@@ -4,6 +4,7 @@ import TagActions
 import TagRules
 import Testing
 import WebhookRetry
+import WebhookTarget
 
 @Suite("Webhook requests: validation, redaction, signature, retry policy")
 struct WebhookRequestTests {

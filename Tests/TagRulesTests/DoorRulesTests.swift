@@ -1,6 +1,7 @@
 import Foundation
 import SUNMessage
 import TagRules
+import TagsFile
 import Testing
 
 /// Doors (docs/doors.md, "Doors"): the tags file, `tags:`, `when:` and `timeZone:` across daylight-saving

@@ -1,6 +1,7 @@
 import Foundation
 import NDEF
 import NFCTag
+import NTAG424
 import SUNMessage
 import Synchronization
 import Testing

@@ -151,7 +151,7 @@ import Testing
         let head = "https://door.example/open?p=" + HexText.string(picc, uppercase: true) + "&m="
         // Stored as a writer stores it: https:// abbreviated, the MAC over the rest up to its own digits.
         let mac = try SUNCrypto.mac(fileReadKey: fileKey, uid: proved, counter: 3, input: Array(head.utf8.dropFirst(8)))
-        let message = try NDEFMessage(records: [URIRecord(uri: head + HexText.string(mac, uppercase: true)).record])
+        let message = NDEFMessage(records: [URIRecord(uri: head + HexText.string(mac, uppercase: true)).record])
         let reading = TagReading(
             uid: [0x08, 0x1F, 0x2E, 0x3D], technology: .type4, content: .message(try message.encoded()))
         try withFolder("version: 1\ntags:\n") { folder in

@@ -1,4 +1,5 @@
 public import Foundation
+import TagRules
 
 /// The readers `tagrouter learn` holds while it enrolls a tag, so that a router watching the same readers does
 /// nothing for that tag (docs/cli.md, "tagrouter learn"): a small JSON file `.learning` in the rules folder, with
@@ -33,7 +34,7 @@ public struct LearnClaim: Sendable, Hashable, Codable {
                 return source
             }
         }
-        let tagsFile = sources.first { ($0 as NSString).lastPathComponent == RuleLoader.tagsFileName }
+        let tagsFile = sources.first { ($0 as NSString).lastPathComponent == KnownTags.fileName }
         return tagsFile.map { path in
             let folder = (path as NSString).deletingLastPathComponent
             return folder.isEmpty ? "." : folder

@@ -1,3 +1,4 @@
+import TagRules
 import Yams
 
 /// One entry of the tags file as `tagrouter learn` writes it (docs/doors.md, "The tags file").
@@ -344,7 +345,7 @@ extension TagsFileEditor {
     /// The items of a `tags` value: none for null, the nodes of a sequence, nil for anything else.
     private static func tagItems(_ node: Node) -> [Node]? {
         switch node {
-        case .scalar(let scalar): TagsText.isNull(scalar) ? [] : nil
+        case .scalar(let scalar): YAMLNodes.isNull(scalar) ? [] : nil
         case .sequence(let sequence): Array(sequence)
         default: nil
         }
@@ -472,7 +473,8 @@ extension TagsFileEditor {
             }
             guard case .mapping(let root) = composed else {
                 throw Self.error(
-                    at: composed, "the file must be a mapping with 'version' and 'tags', not \(Self.kind(composed))",
+                    at: composed,
+                    "the file must be a mapping with 'version' and 'tags', not \(YAMLNodes.kind(composed))",
                     lines)
             }
             if Self.isFlow(composed, lines) {
@@ -511,12 +513,12 @@ extension TagsFileEditor {
             }
             let sequence: Node.Sequence
             switch tagsValue {
-            case .scalar(let scalar) where Self.isNull(scalar):
+            case .scalar(let scalar) where YAMLNodes.isNull(scalar):
                 return
             case .sequence(let value):
                 sequence = value
             default:
-                throw error(at: tagsValue, "'tags' must be a list of tags, not \(Self.kind(tagsValue))")
+                throw error(at: tagsValue, "'tags' must be a list of tags, not \(YAMLNodes.kind(tagsValue))")
             }
             if Self.isFlow(tagsValue, lines) {
                 if sequence.isEmpty { return }
@@ -537,11 +539,11 @@ extension TagsFileEditor {
             for (index, item) in sequence.enumerated() {
                 let (dashLine, dashColumn) = dashes[index]
                 guard case .mapping(let mapping) = item else {
-                    let message = "a tag entry must be a mapping (name: …, uid: …), not \(Self.kind(item))"
+                    let message = "a tag entry must be a mapping (name: …, uid: …), not \(YAMLNodes.kind(item))"
                     throw TagsFileEditError(line: dashLine, column: dashColumn, message: message)
                 }
                 guard let name = mapping.first(where: { $0.key.scalar?.string == "name" })?.value.scalar,
-                    !Self.isNull(name)
+                    !YAMLNodes.isNull(name)
                 else {
                     throw TagsFileEditError(line: dashLine, column: dashColumn, message: "a tag entry has no 'name'")
                 }
@@ -644,7 +646,7 @@ extension TagsFileEditor {
                 }
             }
             guard case .scalar(let scalar) = node, let mark = node.mark, mark.line >= dashLine,
-                mark.line <= regionEnd, !Self.isNull(scalar)
+                mark.line <= regionEnd, !YAMLNodes.isNull(scalar)
             else { return (last, false) }
             let start = Self.contentStart(from: mark, lines)
             var keep = false
@@ -711,7 +713,7 @@ extension TagsFileEditor {
         /// its line.
         mutating func replaceScalar(_ node: Node, with value: String) throws(TagsFileEditError) {
             guard case .scalar(let scalar) = node, let mark = node.mark, mark.line <= lines.count else {
-                throw error(at: node, "'disabled' must be true or false, not \(Self.kind(node))")
+                throw error(at: node, "'disabled' must be true or false, not \(YAMLNodes.kind(node))")
             }
             let oneLine = error(at: node, "write 'disabled:' and its value on one line to change it")
             let number = mark.line
@@ -838,20 +840,6 @@ extension TagsFileEditor {
             guard start.line <= lines.count, start.index < lines[start.line - 1].text.count else { return false }
             let first = lines[start.line - 1].text[start.index]
             return first == "{" || first == "["
-        }
-
-        /// Whether a scalar is YAML's null: empty, `~` or `null`, unquoted.
-        static func isNull(_ scalar: Node.Scalar) -> Bool {
-            scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
-        }
-
-        static func kind(_ node: Node) -> String {
-            switch node {
-            case .scalar(let scalar): isNull(scalar) ? "null" : "a string"
-            case .mapping: "a mapping"
-            case .sequence: "a list"
-            case .alias: "an alias"
-            }
         }
 
         /// An error at a node.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Yams
 
-@testable import TagRules
+@testable import TagsFile
 
 @Suite struct TagsFileEditorTests {
     static let carol = TagsFileEntry(

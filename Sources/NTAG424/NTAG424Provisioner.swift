@@ -1,4 +1,5 @@
 import NDEF
+public import NFCTag
 import SUNMessage
 
 /// Provisions an NTAG 424 DNA for Secure Unique NFC (`tagrouter write --sun`; docs/tags.md, "Provisioning an
