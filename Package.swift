@@ -307,7 +307,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StateStoreTests",
-            dependencies: ["StateStore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "StateStore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import WebhookTarget
 
 extension StateDatabase {
     /// Inserts a delivery, pending and due at once: from here on it survives a crash or a restart.
@@ -19,23 +18,9 @@ extension StateDatabase {
     /// Inserts one delivery's row, within the caller's write: ``insert(_:)`` alone, or an import of the legacy
     /// intake log, which keeps the log's ids (`keepingID`).
     static func insertRow(_ delivery: Delivery, keepingID: Bool = false, _ db: Database) throws {
-        // Most webhooks carry no headers of their own: "[]" needs no encoder, on the path of a tap's first attempt.
-        let headers =
-            delivery.headers.isEmpty
-            ? "[]" : String(decoding: try JSONEncoder().encode(delivery.headers), as: UTF8.self)
-        let transport = try delivery.transport.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO deliveries (id, event_id, rule, url, method, headers, content_type, body, secret,
-                    timeout_ms, state, attempts, created_at, next_attempt_at, deadline, kind, qos, retain, transport)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: [
-            keepingID ? delivery.id : nil, delivery.eventID, delivery.rule, delivery.target,
-            delivery.method.rawValue, headers, delivery.contentType, Data(delivery.body), delivery.secret,
-            delivery.timeoutMilliseconds, delivery.state.rawValue, delivery.attempts, delivery.createdAt,
-            delivery.nextAttemptAt, delivery.deadline, delivery.kind.rawValue, delivery.qos, delivery.retain, transport,
-        ])
+        var row = delivery
+        if !keepingID { row.id = 0 }
+        try DeliveryRecord(row).insert(db)
     }
 
     /// Pending deliveries of `kind` due at `now`, oldest first, skipping `excluded` (in flight).
@@ -63,7 +48,7 @@ extension StateDatabase {
             while due.count < limit, let row = try rows.next() {
                 // In flight: skipped before its headers and transport are decoded.
                 let id: Int64 = row["id"]
-                if !excluded.contains(id) { due.append(Self.delivery(row)) }
+                if !excluded.contains(id) { due.append(try DeliveryRecord(row: row).delivery) }
             }
             return due
         }
@@ -138,8 +123,9 @@ extension StateDatabase {
     /// - Throws: ``StateStoreError``.
     public func deliveries(eventID: String) throws -> [Delivery] {
         try read("read deliveries") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM deliveries WHERE event_id = ? ORDER BY id", arguments: [eventID])
-                .map(Self.delivery)
+            try DeliveryRecord.fetchAll(
+                db, sql: "SELECT * FROM deliveries WHERE event_id = ? ORDER BY id", arguments: [eventID]
+            ).map(\.delivery)
         }
     }
 
@@ -166,35 +152,5 @@ extension StateDatabase {
                 """,
             arguments: [keeping]
         )
-    }
-
-    /// A row of `deliveries` as a ``Delivery``.
-    static func delivery(_ row: Row) -> Delivery {
-        let headerText: String = row["headers"]
-        let body: Data = row["body"] ?? Data()
-        var delivery = Delivery(
-            kind: Delivery.Kind(rawValue: row["kind"] ?? "webhook") ?? .webhook, eventID: row["event_id"],
-            rule: row["rule"], target: row["url"], method: Delivery.Method(rawValue: row["method"]),
-            createdAt: Date(), retryFor: .zero)
-        delivery.id = row["id"]
-        let decoder = JSONDecoder()
-        delivery.headers = (try? decoder.decode([Delivery.Header].self, from: Data(headerText.utf8))) ?? []
-        let transportText: String? = row["transport"]
-        delivery.transport = transportText.flatMap { try? decoder.decode(WebhookTransport.self, from: Data($0.utf8)) }
-        delivery.contentType = row["content_type"]
-        delivery.body = Array(body)
-        delivery.secret = row["secret"]
-        delivery.timeoutMilliseconds = row["timeout_ms"]
-        delivery.qos = row["qos"]
-        delivery.retain = row["retain"]
-        delivery.state = Delivery.State(rawValue: row["state"]) ?? .failed
-        delivery.attempts = row["attempts"]
-        delivery.lastStatus = row["last_status"]
-        delivery.lastError = row["last_error"]
-        delivery.createdAt = row["created_at"]
-        delivery.nextAttemptAt = row["next_attempt_at"]
-        delivery.deadline = row["deadline"]
-        delivery.finishedAt = row["finished_at"]
-        return delivery
     }
 }

@@ -66,7 +66,8 @@ extension StateDatabase {
                     + "ORDER BY created_at DESC, id DESC LIMIT ?",
                 arguments: [deniedOnly ? 0 : limit]
             )
-            return HistoryReport(taps: tapRows.map(Self.tap), deliveries: deliveryRows.map(Self.delivery))
+            return HistoryReport(
+                taps: tapRows.map(Self.tap), deliveries: try deliveryRows.map { try DeliveryRecord(row: $0).delivery })
         }
     }
 

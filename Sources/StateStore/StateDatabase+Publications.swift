@@ -9,13 +9,13 @@ extension StateDatabase {
     /// - Throws: ``StateStoreError``.
     public func pendingPublications(after id: Int64, limit: Int) throws -> [Delivery] {
         try read("read pending mqtt publications") { db in
-            try Row.fetchAll(
+            try DeliveryRecord.fetchAll(
                 db.cachedStatement(
                     sql:
                         "SELECT * FROM deliveries WHERE kind = 'mqtt' AND state = 'pending' AND id > ? ORDER BY id LIMIT ?"
                 ),
                 arguments: [id, limit]
-            ).map(Self.delivery)
+            ).map(\.delivery)
         }
     }
 
@@ -25,14 +25,14 @@ extension StateDatabase {
     /// - Throws: ``StateStoreError``.
     public func expiredPublications(now: Int64) throws -> [Delivery] {
         try read("read expired mqtt publications") { db in
-            try Row.fetchAll(
+            try DeliveryRecord.fetchAll(
                 db,
                 sql: """
                     SELECT * FROM deliveries WHERE kind = 'mqtt' AND state = 'pending' AND deadline <= ?
                     ORDER BY id LIMIT 1000
                     """,
                 arguments: [now]
-            ).map(Self.delivery)
+            ).map(\.delivery)
         }
     }
 }

@@ -11,7 +11,7 @@ import enum TestSupport.TagRouterBinary
 
 /// MIFARE Classic end to end (issue 13): the built binary and the libraries against the private pcscd, with
 /// emulated Classic cards on vpcd.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct ClassicEndToEndTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct ClassicEndToEndTests {
     let logger = Logger(label: "test")
 
     @Test func readJSONOnAnNDEFClassic1K() async throws {

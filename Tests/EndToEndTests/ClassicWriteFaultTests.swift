@@ -34,7 +34,7 @@ final class SharedClassicCard: Sendable {
 
 /// The fault suite for writes (issue 13): a Classic card taken away after every command of a write, through
 /// pcscd, then read at the next tap: it holds the old message, an empty one or the new one, never anything else.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct ClassicWriteFaultTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct ClassicWriteFaultTests {
     let logger = Logger(label: "test")
 
     @Test func aClassicCardRemovedAtEveryCommandOfAWriteHoldsOldEmptyOrNew() async throws {

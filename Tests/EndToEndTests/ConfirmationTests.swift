@@ -6,7 +6,7 @@ import VirtualTag
 /// The desktop asks before a stranger's tag opens a link (docs/rules.md, "Confirmation before open"), through a
 /// real pcscd and vpcd, the real router and a real notification server: Debian's `dunst` under Xvfb on a private
 /// session bus, answered with `dunstctl`; and with no server at all.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct ConfirmationTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct ConfirmationTests {
     static let rules = """
         version: 1
         defaults: { cooldown: 0 }

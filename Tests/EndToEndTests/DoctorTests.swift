@@ -4,7 +4,7 @@ import Testing
 import VirtualTag
 
 /// `tagrouter doctor`, the built binary, against the private pcscd and without one.
-@Suite(.serialized) struct DoctorTests {
+@Suite(.needsRoot, .serialized) struct DoctorTests {
     static func rulesFile(in directory: String) throws -> String {
         let path = directory + "/rules.yaml"
         try "version: 1\nrules:\n  - name: log\n    match: { any: true }\n    run: [\"/bin/true\"]\n"

@@ -13,7 +13,7 @@ import VirtualTag
 /// stands aside meanwhile and uses them after its reload; a time window, a disabled tag, an expired tag and an
 /// unknown tag each refused, with the reason recorded, counted and given to the `denied:` actions; a broken tags
 /// file keeps the previous one. Every line a rule's command writes is `<what>|<reason>|<name>|<groups>`.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct DoorTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct DoorTests {
     static func uid(_ last: UInt8) -> [UInt8] { [0x04, 0x10, 0x20, 0x30, 0x40, 0x50, last] }
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
 

@@ -8,7 +8,7 @@ import class TestSupport.PrivatePCSCD
 import enum TestSupport.TagRouterBinary
 
 /// `tagrouter emulate`, the built binary, presenting a tag that this test reads through the private pcscd.
-@Suite(.timeLimit(.minutes(45))) struct EmulateCommandTests {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct EmulateCommandTests {
     let logger = Logger(label: "test")
 
     @Test func emulatedNTAG213IsReadableThroughPcscdAndCountsTheCommands() async throws {

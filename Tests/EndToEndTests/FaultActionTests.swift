@@ -6,7 +6,7 @@ import VirtualTag
 
 /// Fault suite (issue 7): handlers that misbehave, a webhook receiver that is away while the router crashes,
 /// and a thousand taps.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct FaultActionTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct FaultActionTests {
     /// A handler that hangs (until its 20 s timeout), one that floods standard output (until its 5 s timeout)
     /// and one that exits 3 are all running or done while good taps on both readers keep dispatching. The
     /// router's memory stays bounded under the flood, and each bad outcome is logged.

@@ -8,7 +8,7 @@ import VirtualTag
 /// Fault suite, MQTT (issue 14): a broker that is down while taps happen and the router is killed, and a broker
 /// restarted twenty times under taps. Every QoS 1 publication must arrive; the router logs one line per
 /// connection state change, not one per attempt.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct FaultMQTTTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct FaultMQTTTests {
 
     /// The event documents' URIs that arrived on the readers' tag topics, and how many messages that took.
     static func arrived(_ subscriber: MQTTSubscriber) -> (uris: Set<String>, ids: Set<String>, messages: Int) {

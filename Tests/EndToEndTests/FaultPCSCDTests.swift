@@ -9,7 +9,7 @@ func faultUID(_ series: Int, _ number: Int) -> [UInt8] {
 }
 
 /// Fault suite (issue 7): pcscd dying and readers going away under a running router.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct FaultPCSCDTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct FaultPCSCDTests {
     /// Every tap is recorded, and so is every `removed` (in OUT.removed): each tag taken away, or lost with
     /// pcscd and not put back, is removed exactly once, and a pcscd crash fires no spurious removal (issue 30).
     static let rules =

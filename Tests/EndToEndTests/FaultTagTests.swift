@@ -5,7 +5,7 @@ import Testing
 import VirtualTag
 
 /// Fault suite (issue 7): tags ripped away mid-read and tags written by an attacker, on virtual readers.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct FaultTagTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct FaultTagTests {
     /// Every tag matches: anything that reached the dispatcher would show.
     /// Every tap is recorded, and every `removed` in OUT.removed (issue 30): a tag ripped away mid-read never
     /// dispatched, so it never fires one either.

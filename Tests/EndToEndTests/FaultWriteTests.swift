@@ -14,7 +14,7 @@ import enum TestSupport.TagRouterBinary
 /// Type 4, Type 5 and FeliCa here; MIFARE Classic in ClassicWriteFaultTests). After
 /// each rip the tag, as the write left it, is presented again and read through pcscd: it must hold its old
 /// message, an empty one or the new one, never a broken one.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct FaultWriteTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct FaultWriteTests {
     let logger = Logger(label: "test")
 
     /// One write to rip: the tag before, and the new message.

@@ -6,7 +6,7 @@ import VirtualTag
 /// Issue 30, the shelf: `removed`, `held` and `returned` through a real pcscd and vpcd with the real router
 /// (docs/rules.md, "Tags that stay on the reader"). Every line a rule's command writes is
 /// `<event>|<reader>|<presentation id>|<presented_for_ms>|<rule>`.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct PresentationEventTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct PresentationEventTests {
     static let album: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x80]
     static let control: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x81]
 

@@ -9,7 +9,7 @@ import class TestSupport.PrivatePCSCD
 import enum TestSupport.TagRouterBinary
 
 /// `tagrouter read` and `tagrouter readers`, the built binary, against tags presented on the private pcscd.
-@Suite(.timeLimit(.minutes(45))) struct ReadCommandTests {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct ReadCommandTests {
     let logger = Logger(label: "test")
 
     static func uriMessage(_ uri: String) throws -> [UInt8] {

@@ -12,7 +12,7 @@ import class TestSupport.PrivatePCSCD
 
 /// Card reads and the watcher's wait as `tagrouter run` arranges them (`RouterLauncher`): the watcher waits on a
 /// thread of its own, and each reader's reads run on that reader's thread of the ``PCSCCardReader``.
-@Suite(.timeLimit(.minutes(45))) struct ReaderIndependenceTests {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct ReaderIndependenceTests {
     let logger = Logger(label: "test")
 
     /// The watcher's wait slice in these tests, in ms: a read that waited for a wait to end would take this long.

@@ -7,7 +7,7 @@ import VirtualTag
 /// `tagrouter run` routing taps by a live association file that it fetches in the background from a real HTTPS
 /// server on 127.0.0.1 (certificate from a CA made by the test), with taps through a real pcscd and vpcd
 /// (docs/rules.md, "Live association files").
-@Suite(.serialized) struct RouterAssociationTests {
+@Suite(.needsRoot, .serialized) struct RouterAssociationTests {
     static let domain = "shop.example.test"
     static let file = Array(
         #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], "components": [{"/": "/buy/*", "exclude": true}, {"/": "/shop/*"}]}]}}"#

@@ -12,7 +12,7 @@ import VirtualTag
 
 /// `tagrouter run` publishing to a real mosquitto on 127.0.0.1 (started by the test with a password file and,
 /// for mqtts, a CA and server certificate made with openssl), through real pcscd + vpcd + virtual tags.
-@Suite(.serialized) struct RouterMQTTTests {
+@Suite(.needsRoot, .serialized) struct RouterMQTTTests {
     static let tagTopic = "tagrouter/front-door/virtual_pcd_00_00/tag"
     /// Shorter reconnection backoff for the tests (the default is 1 s doubling to 60 s).
     static let fastReconnect = ["TAGROUTER_MQTT_RECONNECT_MIN_MS": "200", "TAGROUTER_MQTT_RECONNECT_MAX_MS": "1000"]

@@ -4,7 +4,7 @@ import Testing
 import VirtualTag
 
 /// `tagrouter run`, the built binary, against a real private pcscd with virtual tags (issue 6).
-@Suite(.serialized) struct RouterTests {
+@Suite(.needsRoot, .serialized) struct RouterTests {
     static let exampleRules =
         "version: 1\nrules:\n"
         + recordingRule(name: "door", match: "{ domains: [example.com] }", marker: "door", extra: "cooldown: 2s")

@@ -11,7 +11,7 @@ import VirtualTag
 #endif
 
 /// `tagrouter run` delivering a webhook to a real HTTP server on 127.0.0.1, and serving its metrics.
-@Suite(.serialized) struct RouterWebhookTests {
+@Suite(.needsRoot, .serialized) struct RouterWebhookTests {
     @Test func aMatchingTapArrivesAtTheReceiverSignedWithTheEventDocument() async throws {
         let server = try await HTTPTestServer.start { _, _ in .status(200) }
         let rules = """

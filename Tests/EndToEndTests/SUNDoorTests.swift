@@ -9,7 +9,7 @@ import VirtualTag
 /// a real pcscd and vpcd with the real router: the emulated tag mirrors a fresh SUN message, its counter one
 /// higher, on every read; a copied URL, a tampered MAC and a tag with other keys are each refused and recorded,
 /// and the same read never opens twice. Every line a rule's command writes is `<what>|<reason>|<sun.uid>|<counter>`.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct SUNDoorTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct SUNDoorTests {
     static let metaKey = [UInt8](repeating: 0x11, count: 16)
     static let fileKey = [UInt8](repeating: 0x22, count: 16)
     static let uid: [UInt8] = [0x04, 0xDE, 0x5F, 0x1E, 0xAC, 0xC0, 0x40]

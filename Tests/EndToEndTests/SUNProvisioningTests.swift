@@ -10,7 +10,7 @@ import enum TestSupport.TagRouterBinary
 /// factory NTAG 424 DNA provisioned, then opening a door rule in the real router; a dry run that changes
 /// nothing; the questions and refusals; and the tag ripped away at every command of a provisioning, after which
 /// the same command, run again, always finishes it.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct SUNProvisioningTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct SUNProvisioningTests {
     let logger = Logger(label: "test")
 
     static let keys = [

@@ -10,7 +10,7 @@ import VirtualTag
 /// real router, a real notification server (dunst under Xvfb) and a real webhook receiver: the MAC covers the URL,
 /// a refusal trusts nothing, a genuine message is spent whatever comes of it and never leaves the router, and a
 /// Random-ID tag is the UID it proves. Every line a rule's command writes is `<what>|<reason>|<sun.uid>|<counter>`.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct SUNTrustEndToEndTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct SUNTrustEndToEndTests {
     static let metaKey = [UInt8](repeating: 0x11, count: 16)
     static let fileKey = [UInt8](repeating: 0x22, count: 16)
     static let uid: [UInt8] = [0x04, 0xDE, 0x5F, 0x1E, 0xAC, 0xC0, 0x40]

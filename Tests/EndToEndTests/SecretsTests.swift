@@ -8,7 +8,7 @@ import VirtualTag
 /// the router's `/proc/PID/environ`, gets none of its secrets nor `CREDENTIALS_DIRECTORY`, and `${NAME}` reads
 /// systemd credentials. The router runs as `nobody` (as root, /proc would be open to the test anyway), against
 /// the private pcscd, and a virtual tag's tap runs the command that tries.
-@Suite(.serialized) struct SecretsTests {
+@Suite(.needsRoot, .serialized) struct SecretsTests {
     static let nobody: UInt32 = 65534
     static let secret = "s3cr3t-\(UUID().uuidString)"
 

@@ -5,7 +5,7 @@ import VirtualTag
 
 /// `tagrouter run` under a service manager (issue 29): readiness, watchdog pings and stopping are sent to
 /// `NOTIFY_SOCKET` through libsystemd, tested with a socket of the test's own in place of systemd's.
-@Suite(.timeLimit(.minutes(45))) struct ServiceNotifyTests {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct ServiceNotifyTests {
     static let rules =
         "version: 1\nrules:\n" + recordingRule(name: "door", match: "{ domains: [example.com] }", marker: "door")
 

@@ -13,7 +13,7 @@ import class TestSupport.PrivatePCSCD
 /// minus the time spent inside pcsc-lite calls (waiting on pcscd, vpcd and the card). Never asserts a time.
 ///
 /// Run: `swift test --filter TapOverheadMeasurement` (add `-c release` for release figures).
-@Suite(.timeLimit(.minutes(45))) struct TapOverheadMeasurement {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct TapOverheadMeasurement {
     let logger = Logger(label: "test")
 
     @Test(arguments: ["ntag213", "type4"])

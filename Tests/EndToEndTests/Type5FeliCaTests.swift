@@ -12,7 +12,7 @@ import enum TestSupport.TagRouterBinary
 
 /// Type 5 (ISO 15693) and Type 3 (FeliCa) tags through the real pcscd and vpcd: `tagrouter read`, writes over a
 /// PC/SC connection, and the router with tags that vanish at every command of a read.
-@Suite(.serialized, .timeLimit(.minutes(45))) struct Type5FeliCaTests {
+@Suite(.needsRoot, .serialized, .timeLimit(.minutes(45))) struct Type5FeliCaTests {
     let logger = Logger(label: "test")
 
     static func uriMessage(_ uri: String) throws -> [UInt8] {

@@ -9,7 +9,7 @@ import struct TestSupport.HarnessError
 import class TestSupport.PrivatePCSCD
 
 /// The watcher against a real pcscd that is stopped, restarted, or watched by a task that gets cancelled.
-@Suite(.timeLimit(.minutes(45))) struct WatcherRecoveryTests {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct WatcherRecoveryTests {
     let logger = Logger(label: "test")
 
     @Test func quickRemoveAndReplaceIsANewPresentationWithAHigherEventCount() async throws {

@@ -7,7 +7,7 @@ import class TestSupport.PrivatePCSCD
 
 @testable import PCSC
 
-@Suite(.timeLimit(.minutes(45))) struct WatcherTests {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct WatcherTests {
     let logger = Logger(label: "test")
 
     @Test func watcherSeesReadersThenCardPresentedAndRemoved() async throws {
@@ -78,7 +78,7 @@ import class TestSupport.PrivatePCSCD
     }
 }
 
-@Suite(.timeLimit(.minutes(45))) struct ConnectionTests {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct ConnectionTests {
     let logger = Logger(label: "test")
 
     @Test func transmitReachesTheVirtualTagThroughPcscd() async throws {

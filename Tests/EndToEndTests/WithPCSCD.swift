@@ -1,5 +1,7 @@
+import Foundation
 import Logging
 import PCSC
+import Testing
 
 import struct TestSupport.HarnessError
 import class TestSupport.PrivatePCSCD
@@ -22,5 +24,17 @@ func withPCSCD<T: Sendable>(_ body: (PrivatePCSCD) async throws -> T) async thro
                     + "context outside PrivatePCSCD.withInstance before it was set")
         }
         return try await body(pcscd)
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// The condition of every end-to-end suite: each starts a private pcscd in a mount namespace of its own
+    /// (`unshare -m`, since pcscd 1.9.9 hard-codes `/run/pcscd`), which only root may make. Run by an ordinary
+    /// user, the suites are reported skipped with this reason, never passed; `make test` as root (as CI runs it)
+    /// runs them all (docs/development.md, "Tests").
+    static var needsRoot: Self {
+        .enabled(
+            if: getuid() == 0,
+            "needs root: a private pcscd runs in its own mount namespace (unshare -m); run make test as root")
     }
 }

@@ -12,7 +12,7 @@ import enum TestSupport.TagRouterBinary
 
 /// `tagrouter write`, the built binary, against virtual tags on the private pcscd; every result is read back with
 /// `tagrouter read --json` and checked in the emulated tag's memory.
-@Suite(.timeLimit(.minutes(45))) struct WriteCommandTests {
+@Suite(.needsRoot, .timeLimit(.minutes(45))) struct WriteCommandTests {
     let logger = Logger(label: "test")
 
     static func uriMessage(_ uri: String) throws -> [UInt8] {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import StateStore
 import Testing
 
@@ -146,6 +147,32 @@ struct StateDatabaseTests {
             let pending = try #require(try database.deliveries(eventID: "retried").first)
             #expect(pending.secret == "s3cret")
             #expect(pending.headers == [Delivery.Header("Authorization", "Bearer token")])
+        }
+    }
+
+    /// A row this release cannot read back is an error naming the row and the column, never a guessed value.
+    @Test(
+        "an undecodable delivery row is an error naming its id and column",
+        arguments: [
+            ("kind = 'fax'", "column 'kind' holds 'fax', not webhook or mqtt"),
+            ("state = 'lost'", "column 'state' holds 'lost', not pending, delivered or failed"),
+            ("headers = '{not json'", "column 'headers' is not valid JSON"),
+            ("transport = '[1]'", "column 'transport' is not valid JSON"),
+            ("attempts = 'many'", "column 'attempts' cannot be read as Int"),
+        ])
+    func undecodableDeliveryRow(change: String, expected: String) async throws {
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            let database = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+            let id = try database.insert(Delivery.webhook("http://h/", eventID: "e")).id
+            #expect(try database.deliveries(eventID: "e").count == 1)
+            let queue = try DatabaseQueue(path: StateDirectory.databasePath(in: directory))
+            try queue.write { db in
+                try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+                try db.execute(sql: "UPDATE deliveries SET \(change) WHERE id = ?", arguments: [id])
+            }
+            try queue.close()
+            let error = try #require(throws: StateStoreError.self) { try database.deliveries(eventID: "e") }
+            #expect(error.message.contains("deliveries row \(id): \(expected)"), "\(error)")
         }
     }
 
