@@ -36,3 +36,17 @@ extension StateDatabase {
         }
     }
 }
+
+extension StateDatabase {
+    /// The earliest `retryFor` deadline among pending MQTT publications, if any: when the publisher next has one
+    /// to give up.
+    /// - Returns: milliseconds since 1970.
+    /// - Throws: ``StateStoreError``.
+    public func nextPublicationDeadline() throws -> Int64? {
+        try read("read pending mqtt publications") { db in
+            try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT MIN(deadline) FROM deliveries WHERE kind = 'mqtt' AND state = 'pending'"))
+        }
+    }
+}

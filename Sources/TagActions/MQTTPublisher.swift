@@ -56,7 +56,9 @@ public final class MQTTPublisher: Service, Sendable {
         case wake
         case reader(String)
         case presence(String, Bool)
-        case tick
+        /// The loop's alarm went off (``PublisherLoop``: acknowledgements to write, a publication's `retryFor`
+        /// passed, the stop's deadline).
+        case alarm
         case stop
     }
 
@@ -172,21 +174,12 @@ public final class MQTTPublisher: Service, Sendable {
             return
         }
         connection.start()
-        await withTaskGroup(of: Void.self) { group in
-            let input = self.input
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(50))
-                    input.yield(.tick)
-                }
-            }
-            await withGracefulShutdownHandler {
-                var loop = PublisherLoop(publisher: self, connection: connection)
-                await loop.run()
-            } onGracefulShutdown: {
-                input.yield(.stop)
-            }
-            group.cancelAll()
+        let input = self.input
+        await withGracefulShutdownHandler {
+            var loop = PublisherLoop(publisher: self, connection: connection)
+            await loop.run()
+        } onGracefulShutdown: {
+            input.yield(.stop)
         }
     }
 

@@ -7,6 +7,11 @@ import TagRules
 
 /// The state of one ``MQTTPublisher`` run: the publications handed to libmosquitto, the acknowledgements not yet
 /// written, the readers known, and the connection state last logged.
+///
+/// It works only when something happens: a connection event, a publication accepted, a reader, or its one alarm,
+/// set for the earliest thing due (acknowledgements to write 50 ms after the first of a batch, the earliest
+/// pending publication's `retryFor` deadline, the stop's deadline). An idle publisher has no alarm and wakes for
+/// nothing.
 struct PublisherLoop {
     /// The connection state as last logged (one line per change).
     enum State: Equatable {
@@ -28,7 +33,17 @@ struct PublisherLoop {
     /// Whether a tag is on each reader, for Home Assistant's presence sensor.
     var presence: [String: Bool] = [:]
     var state = State.starting
-    var ticks = 0
+    /// When the acknowledgements waiting in ``acknowledged`` are written, at the latest.
+    var acknowledgementsDue: ContinuousClock.Instant?
+    /// When the earliest pending publication's `retryFor` ends (nil: none pending, or not read yet).
+    var expiryDue: ContinuousClock.Instant?
+    /// Whether ``expiryDue`` must be read again from the outbox (a publication was accepted or one ended).
+    var expiryUnknown = true
+    /// Whether the hand-over limit left pending rows behind: more are handed over as acknowledgements free places.
+    var isBacklogged = false
+    /// The alarm set now, and the task that sleeps until it.
+    var alarmAt: ContinuousClock.Instant?
+    var alarmTask: Task<Void, Never>?
     /// The message id of `offline` on a clean stop, once published.
     var stopMessageID: Int32?
     var stopDeadline: ContinuousClock.Instant?
@@ -48,9 +63,13 @@ struct PublisherLoop {
         for await input in publisher.inputs {
             switch input {
             case .connection(let event):
-                if handle(event) { return }
+                if handle(event) {
+                    alarmTask?.cancel()
+                    return
+                }
             case .wake:
                 publisher.wakePending.store(false, ordering: .releasing)
+                expiryUnknown = true
                 publishPending()
             case .reader(let name):
                 let isNew = readers.insert(name).inserted
@@ -65,9 +84,10 @@ struct PublisherLoop {
                 guard presence[reader] != isPresent else { continue }
                 presence[reader] = isPresent
                 if state == .connected { publishPresence(of: [reader]) }
-            case .tick:
-                tick()
-                if !isDisconnecting, let stopDeadline, ContinuousClock.now > stopDeadline { disconnect() }
+            case .alarm:
+                alarmAt = nil
+                alarmWentOff()
+                if !isDisconnecting, let stopDeadline, ContinuousClock.now >= stopDeadline { disconnect() }
             case .stop:
                 guard stopDeadline == nil else { continue }
                 stopDeadline = .now + .seconds(2)
@@ -78,7 +98,9 @@ struct PublisherLoop {
                     disconnect()
                 }
             }
+            setAlarm()
         }
+        alarmTask?.cancel()
         flushAcknowledgements()
     }
 
@@ -116,7 +138,11 @@ struct PublisherLoop {
         case .acknowledged(let messageID):
             if let row = handedOver.removeValue(forKey: messageID) {
                 acknowledged.append(row)
-                if acknowledged.count >= 512 { flushAcknowledgements() }
+                if acknowledged.count >= 512 {
+                    flushAcknowledgements()
+                } else if acknowledgementsDue == nil {
+                    acknowledgementsDue = .now + .milliseconds(50)
+                }
             }
             if messageID == stopMessageID, !isDisconnecting { disconnect() }
         case .message(let message):
@@ -179,16 +205,26 @@ struct PublisherLoop {
                     fail(row, reason: "\(error)")
                 }
             }
-            if rows.count < 500 { return }
+            if rows.count < 500 {
+                isBacklogged = false
+                return
+            }
         }
+        isBacklogged = true
     }
 
-    /// Every 50 ms: write acknowledgements; every second: expire publications past `retryFor` and publish
-    /// more if the hand-over limit left some behind.
-    private mutating func tick() {
-        flushAcknowledgements()
-        ticks += 1
-        guard ticks % 20 == 0 else { return }
+    /// Does what is due: writes the acknowledgements, gives up the publications past their `retryFor`, and hands
+    /// more over if the hand-over limit left some behind.
+    private mutating func alarmWentOff() {
+        let now = ContinuousClock.now
+        if let due = acknowledgementsDue, due <= now { flushAcknowledgements() }
+        if let due = expiryDue, due <= now { expirePublications() }
+        if isBacklogged { publishPending() }
+    }
+
+    /// Fails every pending publication whose `retryFor` has passed.
+    private mutating func expirePublications() {
+        expiryUnknown = true
         do {
             for row in try publisher.database.expiredPublications(now: Timestamp.milliseconds(Date())) {
                 if let messageID = handedOver.first(where: { $0.value == row.id })?.key {
@@ -199,7 +235,37 @@ struct PublisherLoop {
         } catch {
             logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])
         }
-        publishPending()
+    }
+
+    /// Sets the alarm for the earliest thing due, or none: a sleeping task yields ``MQTTPublisher/Input/alarm``
+    /// then. A later input moves it only when something earlier is due.
+    private mutating func setAlarm() {
+        if expiryUnknown {
+            expiryUnknown = false
+            do {
+                expiryDue = try publisher.database.nextPublicationDeadline().map { deadline in
+                    .now + .milliseconds(max(0, deadline - Timestamp.milliseconds(Date())))
+                }
+            } catch {
+                logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])
+                expiryDue = .now + .seconds(1)
+            }
+        }
+        var due = [acknowledgementsDue, expiryDue, isDisconnecting ? nil : stopDeadline].compactMap { $0 }.min()
+        // A hand-over left behind waits for acknowledgements; if none are awaited it tries again in a second.
+        if isBacklogged, handedOver.isEmpty { due = min(due ?? .now + .seconds(1), .now + .seconds(1)) }
+        guard due != alarmAt else { return }
+        alarmTask?.cancel()
+        alarmAt = due
+        guard let due else {
+            alarmTask = nil
+            return
+        }
+        let input = publisher.input
+        alarmTask = Task {
+            guard (try? await Task.sleep(until: due, clock: .continuous)) != nil else { return }
+            input.yield(.alarm)
+        }
     }
 
     private func fail(_ row: Delivery, reason: String) {
@@ -220,6 +286,7 @@ struct PublisherLoop {
     }
 
     private mutating func flushAcknowledgements() {
+        acknowledgementsDue = nil
         guard !acknowledged.isEmpty else { return }
         do {
             let now = Timestamp.milliseconds(Date())
