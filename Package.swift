@@ -245,7 +245,7 @@ let package = Package(
             name: "TagRouterCoreTests",
             dependencies: [
                 "TagRouterCore", "RouterCommands", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "PeriodicWork",
-                "StateStore", "LiveAssociations", "TestSupport",
+                "StateStore", "LiveAssociations", "TestSupport", "SUNMessage", "TagsFile",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

@@ -75,9 +75,9 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     let presentations = Mutex(Presentations())
     /// The presentations whose rules have an `on:` block, and their later events.
     let follower: PresentationFollower
-    /// The rules folder, where `tagrouter learn` claims the readers it enrolls on (``LearnClaim``).
-    let claimFolder: String?
-    /// The SUN counters: the history's store when it keeps them (the state database); nil in a dry run.
+    /// The claim `tagrouter learn` puts in the rules folder on the readers it enrolls on (``LearnClaim``).
+    let learnClaim: LearnClaimWatch?
+    /// The SUN counters (the state database); nil: nothing is recorded and no replay is found (a dry run).
     let sunCounters: (any SUNCounterStore)?
 
     /// Creates the router.
@@ -88,13 +88,14 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     ///   - rules: the rules in force.
     ///   - dispatch: carry actions out through an ``ActionPerforming``, or only log them (dry run).
     ///   - history: where taps are recorded for `tagrouter history`; `nil` records nothing.
+    ///   - sunCounters: where verified SUN messages' counters are spent (the state database); `nil` spends none.
     ///   - metrics: the router metrics.
     ///   - logger: where the router logs.
     ///   - confirmer: asks the desktop before an untrusted tag's `open`; nil: such an `open` does not happen.
     public init(
         configuration: Configuration, events: Events, cardReader: any CardReader, rules: RuleStore,
-        dispatch: Dispatcher.Mode, history: (any TapHistory)?, metrics: RouterMetrics, logger: Logger,
-        confirmer: (any OpenConfirming)? = nil
+        dispatch: Dispatcher.Mode, history: (any TapHistory)?, sunCounters: (any SUNCounterStore)? = nil,
+        metrics: RouterMetrics, logger: Logger, confirmer: (any OpenConfirming)? = nil
     ) {
         self.configuration = configuration
         self.events = events
@@ -105,8 +106,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.metrics = metrics
         self.logger = logger
         self.follower = PresentationFollower(now: configuration.now)
-        self.claimFolder = LearnClaim.rulesFolder(of: rules.sources)
-        self.sunCounters = history as? any SUNCounterStore
+        self.learnClaim = LearnClaim.rulesFolder(of: rules.sources).map(LearnClaimWatch.init(folder:))
+        self.sunCounters = sunCounters
     }
 
     /// Watches and dispatches until graceful shutdown or cancellation.
@@ -274,8 +275,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
 
     /// Whether `tagrouter learn` holds the reader now (``LearnClaim``).
     func isHeldByLearn(_ reader: String) -> Bool {
-        guard let claimFolder else { return false }
-        return LearnClaim.current(in: claimFolder)?.readers.contains(reader) == true
+        learnClaim?.current()?.readers.contains(reader) == true
     }
 
     /// Records the counter of the tap's verified SUN message, if it has one; a counter not above the highest

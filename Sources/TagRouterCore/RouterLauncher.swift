@@ -112,7 +112,7 @@ public enum RouterLauncher {
                 .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, mqtt: mqtt, logger: logger))
             }
                 ?? .dryRun,
-            history: outbox, metrics: metrics, logger: logger, confirmer: confirmer)
+            history: outbox, sunCounters: outbox, metrics: metrics, logger: logger, confirmer: confirmer)
         services.append(RulesReloader(store: store, logger: logger))
         do {
             var fetch = try AssociationFetcher.Configuration.from(environment: environment)

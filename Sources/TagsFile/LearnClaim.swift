@@ -46,10 +46,13 @@ public struct LearnClaim: Sendable, Hashable, Codable {
     ///   - folder: the rules folder.
     ///   - now: the time.
     public static func current(in folder: String, now: Date = Date()) -> LearnClaim? {
-        guard let data = FileManager.default.contents(atPath: path(in: folder)),
-            let claim = try? JSONDecoder().decode(LearnClaim.self, from: data), claim.until > now
-        else { return nil }
+        guard let claim = read(path(in: folder)), claim.until > now else { return nil }
         return claim
+    }
+
+    /// The claim a file holds, expired or not; nil when it is missing, unreadable or malformed.
+    static func read(_ path: String) -> LearnClaim? {
+        FileManager.default.contents(atPath: path).flatMap { try? JSONDecoder().decode(LearnClaim.self, from: $0) }
     }
 
     /// The claim file's path in a folder.

@@ -35,9 +35,12 @@ final class EmbeddedRouter: Sendable {
     ///   - dryRun: log actions instead of performing them.
     ///   - performer: the recording performer (one that hangs, for shutdown tests).
     ///   - acceptsReader: the reader filter.
+    ///   - environment: what `${NAME}` in the rules reads (a `sun` rule's keys).
+    ///   - sunCounters: where verified SUN messages' counters are spent; nil spends none.
     init(
         rules text: String, dryRun: Bool = false, performer: RecordingPerformer = RecordingPerformer(),
-        acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true }
+        acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true }, environment: [String: String] = [:],
+        sunCounters: (any SUNCounterStore)? = nil
     ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "embedded-router-\(UUID().uuidString)")
@@ -45,8 +48,10 @@ final class EmbeddedRouter: Sendable {
         rulesFile = directory.appendingPathComponent("rules.yaml").path
         try text.write(toFile: rulesFile, atomically: true, encoding: .utf8)
         let logger = Logger(label: "embedded") { [logs] _ in LogRecorder(lines: logs) }
-        let loaded = RuleSet.load(sources: [rulesFile], environment: [:])
-        rules = RuleStore(sources: [rulesFile], environment: [:], initial: try loaded.get(), logger: logger)
+        // The folder is the source, as `make run` gives it: the learn claim lives there too.
+        let sources = [directory.path]
+        let loaded = RuleSet.load(sources: sources, environment: environment)
+        rules = RuleStore(sources: sources, environment: environment, initial: try loaded.get(), logger: logger)
         self.performer = performer
         let (stream, continuation) = AsyncStream.makeStream(of: ReaderEvent.self)
         events = continuation
@@ -57,7 +62,8 @@ final class EmbeddedRouter: Sendable {
         router = Router(
             configuration: configuration, events: stream,
             cardReader: cardReader, rules: rules, dispatch: dryRun ? .dryRun : .perform(performer), history: history,
-            metrics: RouterMetrics(factory: PrometheusMetricsFactory(registry: registry)), logger: logger)
+            sunCounters: sunCounters, metrics: RouterMetrics(factory: PrometheusMetricsFactory(registry: registry)),
+            logger: logger)
     }
 
     deinit {
