@@ -13,10 +13,11 @@
 #   make fault        only the fault suite (end to end, root)
 #   make fuzz-smoke   every fuzz target for FUZZ_SECONDS (default 30) seconds, two at a time
 #   make soak         the long runs make test keeps short (1,000 interleaved taps)
+#   make measure      the measurement that prints figures and asserts nothing (a tap's time outside the reader)
 SWIFT ?= swift
 CONFIG ?= debug
 
-.PHONY: run test soak fault fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
+.PHONY: run test soak measure fault fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
 	package-test
 
 build:
@@ -37,6 +38,12 @@ soak:
 	scripts/setup test
 	$(SWIFT) build --build-tests
 	TAGROUTER_INTERLEAVED_TAPS=500 $(SWIFT) test --skip-build --filter 'FaultActionTests/interleavedTaps'
+
+# A measurement that prints figures and asserts nothing: make test leaves it out.
+measure:
+	scripts/setup test
+	$(SWIFT) build --build-tests
+	TAGROUTER_MEASURE=1 $(SWIFT) test --skip-build --filter TapOverheadMeasurement
 
 fault:
 	scripts/setup test
