@@ -81,7 +81,8 @@ let package = Package(
         .target(
             name: "TagRules",
             dependencies: [
-                "AASAPatterns", "NDEF", "SUNMessage", "WebhookTarget", .product(name: "Yams", package: "Yams"),
+                "AASAPatterns", "JSONOutput", "NDEF", "SUNMessage", "WebhookTarget",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -99,7 +100,7 @@ let package = Package(
         .target(
             name: "StateStore",
             dependencies: [
-                "CZlib", "NDEF", "WebhookTarget", .product(name: "GRDB", package: "GRDB.swift"),
+                "CZlib", "JSONOutput", "NDEF", "WebhookTarget", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -136,6 +137,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // One JSON style for every JSON output (sorted keys, unescaped slashes, one line), Foundation only.
+        .target(name: "JSONOutput", swiftSettings: swiftSettings),
         // Work raced against a clock (withDeadline), standard library only.
         .target(name: "Deadline", swiftSettings: swiftSettings),
         // Work done every so often by a service, stopped at graceful shutdown, and the wakeup a service sleeps on:
@@ -150,8 +153,8 @@ let package = Package(
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile", "TagActions", "StateStore",
-                "LiveAssociations", "CSystemd", .product(name: "Logging", package: "swift-log"),
+                "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile", "TagActions",
+                "StateStore", "LiveAssociations", "CSystemd", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 import NDEF
 import NFCTag
 import PCSC

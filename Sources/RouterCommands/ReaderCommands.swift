@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 import Logging
 import NDEF
 import NFCTag
@@ -101,24 +102,9 @@ public enum ReaderCommands {
             let report = try await readers.withCard(wait: wait) { reader, atr, context in
                 try await TagReport.read(reader: reader, atr: atr, context: context)
             }
-            return .lines(json ? [try JSONOutput.encoded(report)] : report.lines)
+            return .lines(json ? [try JSONOutput.string(report)] : report.lines)
         } catch {
             return .failure("\(error)")
         }
-    }
-}
-
-/// The one JSON style of the command line: keys sorted, slashes unescaped, one line.
-enum JSONOutput {
-    /// Encodes a value.
-    static func encoded(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    /// Encodes a value that cannot fail to encode (strings, numbers, optionals, arrays of them).
-    static func line(_ value: some Encodable) -> String {
-        (try? encoded(value)) ?? "null"
     }
 }

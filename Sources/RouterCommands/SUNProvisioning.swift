@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 import NDEF
 import NFCTag
 import NTAG424
@@ -188,7 +189,7 @@ public enum SUNProvisioning {
                 }
                 return SUNProvisionReport(reader: reader, uri: template.uri, result: result, dryRun: options.dryRun)
             }
-            return .lines(json ? [try JSONOutput.encoded(report)] : report.lines)
+            return .lines(json ? [try JSONOutput.string(report)] : report.lines)
         } catch let failure as Failure {
             return Self.failure(failure.error, reader: failure.reader)
         } catch let error as PCSCError {

@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 import NDEF
 import NFCTag
 import PCSC
@@ -131,7 +132,7 @@ public enum TagWriting {
             let report = try await readers.withCard(wait: wait) { reader, atr, context in
                 try await write(message, reader: reader, atr: atr, lock: lock, context: context)
             }
-            return .lines(json ? [try JSONOutput.encoded(report)] : report.lines)
+            return .lines(json ? [try JSONOutput.string(report)] : report.lines)
         } catch let failure as WriteFailure {
             return CommandOutput(errors: [failure.sentence], status: failure.status)
         } catch {

@@ -1,4 +1,5 @@
 public import Foundation
+import JSONOutput
 import NDEF
 import TagRules
 import TagsFile

@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 import NDEF
 
 /// What `tagrouter history` prints: recent taps and webhook deliveries, newest first.
@@ -19,10 +20,8 @@ public struct HistoryReport: Sendable, Hashable, Encodable {
 
     /// The report as JSON (`--json`): `{"deliveries": [...], "taps": [...]}`, sorted keys.
     public func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         // Strings, numbers and optionals always encode.
-        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+        try! JSONOutput.string(self)
     }
 
     /// The report as text for a terminal: one line per tap, one line per delivery.

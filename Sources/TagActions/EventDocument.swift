@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 public import NDEF
 public import TagRules
 
@@ -132,36 +133,10 @@ public struct EventDocument: Sendable, Hashable, Encodable {
         records.first { $0.tnf == "well-known" && $0.type == "T" && $0.text != nil }?.text
     }
 
-    /// The document as JSON bytes (sorted keys, slashes unescaped), exactly as `JSONEncoder` writes it with
-    /// `.sortedKeys` and `.withoutEscapingSlashes`, written directly (see `JSONText`).
+    /// The document as JSON bytes, in the one JSON style (`JSONOutput`: sorted keys, slashes unescaped).
     public func jsonBytes() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256 + records.reduce(0) { $0 + $1.payload.utf8.count * 2 })
-        JSONText.appendObject(
-            [
-                ("denied", denied.map { .object([("reason", .string($0.reason.rawValue))]) }),
-                ("event", .string(event.rawValue)), ("ha_tag_id", .string(haTagID)), ("id", .string(id)),
-                ("presentation_id", .string(presentationID)), ("presented_for_ms", .integer(presentedForMilliseconds)),
-                ("reader", .string(reader)),
-                ("records", .records(records)), ("rule", .string(rule)),
-                (
-                    "sun",
-                    sun.map {
-                        .object([
-                            ("counter", .integer($0.counter)), ("file", .present($0.file)), ("uid", .string($0.uid)),
-                        ])
-                    }
-                ),
-                (
-                    "tag",
-                    .object([
-                        ("groups", tag.groups.map { .list($0) }), ("name", .present(tag.name)),
-                        ("tech", .string(tag.tech)), ("uid", .present(tag.uid)),
-                    ])
-                ),
-                ("time", .string(time)), ("uri", .present(uri)),
-            ], to: &out)
-        return out
+        // Strings, integers, optionals and arrays of them always encode.
+        Array(try! JSONOutput.data(self))
     }
 
     /// The document as a JSON string.

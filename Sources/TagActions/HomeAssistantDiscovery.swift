@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 public import TagRules
 
 /// The Home Assistant MQTT discovery messages of one reader (docs/rules.md, "Home Assistant discovery"): a `tag`
@@ -144,9 +145,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     }
 
     private static func json(_ value: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding strings and arrays of strings cannot fail.
-        return Array(try! encoder.encode(value))
+        Array(try! JSONOutput.data(value))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 public import Logging
 import NDEF
 import StateStore
@@ -57,17 +58,10 @@ public struct LogLine: LogHandler {
         case .json:
             var object: [String: String] = ["time": time, "level": "\(event.level)", "message": "\(event.message)"]
             for (key, value) in merged { object[key] = "\(value)" }
-            let data = (try? Self.jsonEncoder.encode(object)) ?? Data()
+            let data = (try? JSONOutput.data(object)) ?? Data()
             write(String(decoding: data, as: UTF8.self))
         }
     }
-
-    /// One encoder for every JSON line (its configuration never changes), not one per line.
-    private static let jsonEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// Quotes a value when it holds spaces, quotes, `=` or control characters; escapes those.
     static func quoted(_ value: String) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import JSONOutput
 
 /// The outcome of `tagrouter check`: every diagnostic, and the rule and file counts on success.
 public struct CheckReport: Sendable, Encodable {
@@ -52,8 +53,7 @@ public struct CheckReport: Sendable, Encodable {
     /// The JSON rendering for editors and CI: `{"succeeded", "ruleCount", "fileCount", "tagCount",
     /// "diagnostics": [...]}`.
     public var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+        // Strings, numbers and optionals always encode.
+        try! JSONOutput.string(self)
     }
 }

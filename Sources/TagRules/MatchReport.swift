@@ -1,4 +1,5 @@
 public import Foundation
+import JSONOutput
 import NDEF
 import WebhookTarget
 
@@ -165,9 +166,8 @@ public struct MatchReport: Sendable, Encodable {
 
     /// The JSON rendering: `{"matched": [...], "actions": [...], "explain": [...]}`.
     public var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+        // Strings, numbers and optionals always encode.
+        try! JSONOutput.string(self)
     }
 
     /// One action in one line.
