@@ -30,6 +30,7 @@ run:
 test:
 	scripts/setup test
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
+	scripts/check-imports
 	$(SWIFT) build --build-tests
 	scripts/test
 
@@ -57,6 +58,7 @@ fuzz-smoke:
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
+	scripts/check-imports
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

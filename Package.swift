@@ -122,8 +122,8 @@ let package = Package(
         .target(
             name: "TagActions",
             dependencies: [
-                "Deadline", "NDEF", "TagRules", "WebhookRetry", "WebhookTarget", "MQTTClient", "StateStore",
-                "PeriodicWork",
+                "Deadline", "JSONOutput", "NDEF", "TagRules", "WebhookRetry", "WebhookTarget", "MQTTClient",
+                "StateStore", "PeriodicWork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -171,9 +171,8 @@ let package = Package(
         .target(
             name: "RouterCommands",
             dependencies: [
-                "NDEF", "NFCTag", "NTAG424", "PCSC", "TagRules", "TagsFile", "TagActions", "TagRouterCore",
-                "VirtualTag",
-                "StateStore", "LiveAssociations",
+                "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC", "SUNMessage", "TagRules", "TagsFile",
+                "TagActions", "TagRouterCore", "VirtualTag", "StateStore", "LiveAssociations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
