@@ -143,7 +143,7 @@ import VirtualTag
             let history = try await TagRouterBinary.run(
                 ["history", "--state-dir", harness.directory + "/state", "--json"],
                 environment: harness.pcscd.environment)
-            #expect(history.standardOutput.contains(#""state" : "pending""#), "\(history.standardOutput)")
+            #expect(history.standardOutput.contains(#""state":"pending""#), "\(history.standardOutput)")
         }
     }
 

@@ -15,8 +15,18 @@ import class TestSupport.PrivatePCSCD
 func withPCSCD<T: Sendable>(_ body: (PrivatePCSCD) async throws -> T) async throws -> T {
     try await PrivatePCSCD.withInstance { pcscd in
         do {
-            let context = try await PCSCContext.establish(logger: Logger(label: "test"))
-            await context.release()
+            // The socket exists once pcscd has bound it; it accepts a moment later (longer on a busy machine).
+            var attempts = 0
+            while true {
+                do {
+                    let context = try await PCSCContext.establish(logger: Logger(label: "test"))
+                    await context.release()
+                    break
+                } catch let error as PCSCError where error.code == PCSCError.noService && attempts < 50 {
+                    attempts += 1
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
         } catch let error as PCSCError {
             throw HarnessError(
                 "pcsc-lite in this test process cannot reach the private pcscd at \(pcscd.socketPath) (\(error)); "

@@ -122,7 +122,8 @@ public final class PrivatePCSCD: @unchecked Sendable {
             ],
             environment: ProcessInfo.processInfo.environment, outputPath: directory + "/pcscd.log")
         self.process = process
-        for _ in 0..<250 {
+        // Up to 15 s: a machine busy compiling can take seconds to start pcscd in its namespace.
+        for _ in 0..<750 {
             if let status = process.status {
                 throw HarnessError(
                     "private pcscd exited with status \(status) (unshare -m and mount need root "
@@ -137,6 +138,6 @@ public final class PrivatePCSCD: @unchecked Sendable {
         }
         stopNow()
         throw HarnessError(
-            "private pcscd did not open \(socketPath) and ports \(basePort)-\(basePort + 1) in 5 s: \(self.log)")
+            "private pcscd did not open \(socketPath) and ports \(basePort)-\(basePort + 1) in 15 s: \(self.log)")
     }
 }
