@@ -60,7 +60,8 @@ import VirtualTag
             try await harness.waitForDispatches(2)
             await left.remove()
             await right.remove()
-            try await Task.sleep(for: .milliseconds(300))
+            // Nothing can dispatch once both removals are handled (the tap's log line ends its dispatch).
+            try await harness.router.waitForLog("pcsc.card.removed", count: 2)
             #expect(
                 harness.dispatched.sorted() == [
                     "door|Virtual PCD 00 00|https://example.com/left",
@@ -117,7 +118,7 @@ import VirtualTag
             let full = try harness.present(uri: "https://example.com/full")
             try await harness.waitForDispatches(1)
             await full.remove()
-            try await Task.sleep(for: .milliseconds(300))
+            try await harness.router.waitForLog("pcsc.card.removed", count: 2)
             #expect(harness.dispatched == ["door|Virtual PCD 00 00|https://example.com/full"])
         }
     }
@@ -127,7 +128,7 @@ import VirtualTag
             let tap = try harness.present(uri: "https://example.com/dry")
             try await harness.router.waitForLog("dry-run: would run")
             await tap.remove()
-            try await Task.sleep(for: .milliseconds(300))
+            try await harness.router.waitForLog("pcsc.card.removed")
             #expect(harness.dispatched.isEmpty)
         }
     }
