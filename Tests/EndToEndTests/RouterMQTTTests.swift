@@ -190,13 +190,16 @@ import VirtualTag
             #expect(!harness.router.log.contains(MosquittoBroker.password))
 
             // Home Assistant announcing itself gets the discovery again.
+            let (announcerEvents, announced) = AsyncStream.makeStream(of: MQTTEvent.self)
             let announcer = try MQTTConnection(
                 options: MQTTOptions(
                     host: "127.0.0.1", port: Int(broker.port), clientID: "home-assistant",
                     username: MosquittoBroker.username, password: MosquittoBroker.password),
-                onEvent: { _ in })
+                onEvent: { announced.yield($0) })
             announcer.start()
-            try await Task.sleep(for: .milliseconds(300))
+            for await event in announcerEvents {
+                if case .connected = event { break }
+            }
             try announcer.publish(MQTTMessage(topic: "homeassistant/status", text: "online", qos: 1))
             try await subscriber.waitFor(4) { $0.topic.hasPrefix("homeassistant/tag/") }
             announcer.stop()
@@ -268,8 +271,11 @@ import VirtualTag
         ) { harness in
             try await harness.router.waitForLog("mqtt broker refused the connection")
             try await Self.tap(harness, uri: "https://example.com/refused", uid: faultUID(71, 1))
-            // Several attempts (every 200 ms to 1 s) in 3 s, one line.
-            try await Task.sleep(for: .seconds(3))
+            // Several attempts (every 200 ms to 1 s), one line: wait until the broker has refused four.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while broker.log.components(separatedBy: "not authorised").count <= 4, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             let refusals = harness.router.lines(containing: "mqtt broker refused the connection")
             #expect(refusals.count == 1)
             #expect(refusals.first?.contains("not authorised") == true, "\(refusals)")
