@@ -68,8 +68,7 @@ import VirtualTag
 
             let again = try harness.present(try Self.card(kind, message: message, uid: faultUID(12, 0)))
             try await harness.waitForDispatches(2)
-            await again.remove()
-            try await Task.sleep(for: .milliseconds(500))
+            try await harness.remove(again, slot: 0)
             #expect(harness.dispatched.count == 2)
             #expect(harness.router.lines(containing: "tap.read_failed").count == commands)
             // The two full taps were removed once each; none of the ripped reads fired a removal.
@@ -94,7 +93,7 @@ import VirtualTag
                 #expect(line.contains(vector.error), "row \(index) (\(vector.hex)) logged: \(line)")
                 #expect(line.contains("Virtual PCD 00 0\(slot)"), "row \(index): \(line)")
             }
-            try await Task.sleep(for: .milliseconds(500))
+            // Every tag's removal was handled (harness.remove waits for it): nothing of theirs can dispatch now.
             #expect(harness.dispatched.isEmpty)
             #expect(harness.router.lines(containing: "tap.invalid_ndef").count == malformedNDEFVectors.count)
             #expect(harness.router.lines(containing: "tap.read_failed").isEmpty)
