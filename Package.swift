@@ -58,6 +58,9 @@ let package = Package(
         ),
         // The AASA component pattern engine: compiler, matcher and URI parsing, Foundation only.
         .target(name: "AASAPatterns", swiftSettings: swiftSettings),
+        // What a reader shows for a tap's outcome and the commands that make it show it (docs/tags.md, "Reader
+        // feedback"): standard library only, shared by the rules, the router and the emulator.
+        .target(name: "ReaderFeedback", swiftSettings: swiftSettings),
         // NTAG 424 DNA's Secure Unique NFC messages, AES mode: both sides, on swift-crypto's AES-CBC and AES-CMAC.
         .target(
             name: "SUNMessage",
@@ -71,7 +74,7 @@ let package = Package(
         .target(
             name: "TagRules",
             dependencies: [
-                "AASAPatterns", "NDEF", "SUNMessage", .product(name: "Yams", package: "Yams"),
+                "AASAPatterns", "NDEF", "ReaderFeedback", "SUNMessage", .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -132,7 +135,8 @@ let package = Package(
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagActions", "StateStore", "LiveAssociations",
+                "NDEF", "NFCTag", "PCSC", "PeriodicWork", "ReaderFeedback", "TagRules", "TagActions", "StateStore",
+                "LiveAssociations",
                 "CSystemd", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -150,8 +154,8 @@ let package = Package(
         .target(
             name: "RouterCommands",
             dependencies: [
-                "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "TagRouterCore", "VirtualTag", "StateStore",
-                "LiveAssociations",
+                "NDEF", "NFCTag", "PCSC", "ReaderFeedback", "TagRules", "TagActions", "TagRouterCore", "VirtualTag",
+                "StateStore", "LiveAssociations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -159,7 +163,9 @@ let package = Package(
         ),
         .target(
             name: "VirtualTag",
-            dependencies: ["NDEF", "NFCTag", "SUNMessage", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NDEF", "NFCTag", "ReaderFeedback", "SUNMessage", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -197,6 +203,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "ReaderFeedbackTests", dependencies: ["ReaderFeedback"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
@@ -213,7 +220,8 @@ let package = Package(
         .testTarget(
             name: "TagRulesTests",
             dependencies: [
-                "AASAPatterns", "TagRules", "SUNMessage", "TestSupport", .product(name: "Yams", package: "Yams"),
+                "AASAPatterns", "ReaderFeedback", "TagRules", "SUNMessage", "TestSupport",
+                .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
@@ -221,7 +229,8 @@ let package = Package(
         .testTarget(
             name: "TagRouterCoreTests",
             dependencies: [
-                "TagRouterCore", "RouterCommands", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "PeriodicWork",
+                "AASAPatterns", "TagRouterCore", "RouterCommands", "ReaderFeedback", "TagActions", "TagRules", "NFCTag",
+                "NDEF", "PCSC", "PeriodicWork",
                 "StateStore", "LiveAssociations", "TestSupport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -236,7 +245,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PCSC", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport",
+                "PCSC", "ReaderFeedback", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport",
+                "HTTPTestSupport",
                 "MQTTClient",
                 "MQTTTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
