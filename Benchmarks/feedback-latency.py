@@ -11,9 +11,12 @@ by `tagrouter emulate --timeline`, whose emulated reader answers the LED and buz
 `run` action notes when it started (`date +%s%N`, converted to CLOCK_MONOTONIC). Per tap:
   last tag command -> action     after the tag's last answer: disconnect, decode, match, exec
   ATR -> action                  the whole tap
-  action -> feedback command     ("on" only) when the reader's LED and buzzer command arrived, after the action
-It prints the medians of each for both, and how many feedback commands came before their tap's action (the
-signal must never go first). It asserts nothing.
+  action -> feedback command     ("on" only) when the reader's LED and buzzer command arrived, against the
+                                 command's own start stamp (taken in the child, after its fork and exec: the
+                                 router sends the signal once it has started the command, so this is usually
+                                 negative, the signal arriving while the child is still being exec'd)
+It prints the medians of each for both. The feedback must not delay the action: the first two stretches
+should match. It asserts nothing.
 """
 import argparse, json, os, signal, statistics, subprocess, sys, tempfile, time
 from private_pcscd import finish, free_port, start as start_pcscd, wait_for
@@ -114,9 +117,9 @@ def main():
             print(f"{name:<30}" + "".join(f"{v:>10.3f}" for v in values))
         after = [r[2] for r in results["on"] if r[2] is not None]
         if after:
-            print(f"on: action -> feedback command, median {statistics.median(after):.3f} ms, "
-                  f"min {min(after):.3f} ms; feedback before its action: {sum(1 for a in after if a < 0)} "
-                  f"of {len(after)}")
+            print(f"on: command's own start stamp -> feedback command, median {statistics.median(after):.3f} ms, "
+                  f"min {min(after):.3f} ms, max {max(after):.3f} ms ({sum(1 for a in after if a < 0)} of "
+                  f"{len(after)} before the stamp: the signal went out while the command was being exec'd)")
         print("taps measured: " + ", ".join(f"{s} {len(results[s])}" for s in subjects))
     finally:
         finish(work, pcscd)
