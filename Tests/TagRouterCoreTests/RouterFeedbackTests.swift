@@ -25,6 +25,13 @@ private let rules = """
       - name: door
         match: { domains: [door.example] }
         run: ["/bin/true"]
+      - name: log
+        match: { domains: [fan.example] }
+        continue: true
+        run: ["/bin/true", "log"]
+      - name: fan
+        match: { domains: [fan.example] }
+        run: ["/bin/true", "fan"]
       - name: desk
         match: { domains: [desk.example] }
         run: ["/bin/true"]
@@ -62,6 +69,17 @@ private func bytes(_ text: String) -> [UInt8] { text.split(separator: " ").map {
             embedded.logs.with(message: "reader.feedback").map { $0.metadata["feedback.outcome"] } == [
                 "accepted", "accepted", "ignored", "failed",
             ])
+    }
+
+    @Test("with several matched rules, every rule's first action has started before the signal")
+    func fanOut() async throws {
+        let embedded = try EmbeddedRouter(rules: rules, performer: RecordingPerformer(commandTime: .milliseconds(50)))
+        let channel = embedded.cardReader.channel(acr)
+        channel.mark.withLock { [performer = embedded.performer] in $0 = { performer.actions.count } }
+        let tap = try #require(try embedded.present(acr, uri: "https://fan.example/1", eventCount: 1))
+        _ = await embedded.process(tap)
+        #expect(channel.commands == [bytes("FF 00 40 0E 04 01 00 01 01")])
+        #expect(channel.marks == [2], "both rules' actions had started")
     }
 
     @Test("a reader no entry names gets nothing; its tap still ends")
