@@ -58,6 +58,9 @@ let package = Package(
         ),
         // The AASA component pattern engine: compiler, matcher and URI parsing, Foundation only.
         .target(name: "AASAPatterns", swiftSettings: swiftSettings),
+        // What a reader shows for a tap's outcome and the commands that make it show it (docs/tags.md, "Reader
+        // feedback"): standard library only, shared by the rules, the router and the emulator.
+        .target(name: "ReaderFeedback", swiftSettings: swiftSettings),
         // NTAG 424 DNA's Secure Unique NFC messages, AES mode: both sides, on swift-crypto's AES-CBC and AES-CMAC.
         .target(
             name: "SUNMessage",
@@ -81,7 +84,7 @@ let package = Package(
         .target(
             name: "TagRules",
             dependencies: [
-                "AASAPatterns", "JSONOutput", "NDEF", "SUNMessage", "WebhookTarget",
+                "AASAPatterns", "JSONOutput", "NDEF", "SUNMessage", "WebhookTarget", "ReaderFeedback",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -154,7 +157,8 @@ let package = Package(
             name: "TagRouterCore",
             dependencies: [
                 "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile", "TagActions",
-                "StateStore", "LiveAssociations", "CSystemd", .product(name: "Logging", package: "swift-log"),
+                "StateStore", "LiveAssociations", "CSystemd", "ReaderFeedback",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -172,7 +176,7 @@ let package = Package(
             name: "RouterCommands",
             dependencies: [
                 "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC", "SUNMessage", "TagRules", "TagsFile",
-                "TagActions", "TagRouterCore", "VirtualTag", "StateStore", "LiveAssociations",
+                "TagActions", "TagRouterCore", "VirtualTag", "StateStore", "LiveAssociations", "ReaderFeedback",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -180,7 +184,9 @@ let package = Package(
         ),
         .target(
             name: "VirtualTag",
-            dependencies: ["NDEF", "NFCTag", "SUNMessage", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NDEF", "NFCTag", "ReaderFeedback", "SUNMessage", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -218,6 +224,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "ReaderFeedbackTests", dependencies: ["ReaderFeedback"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NFCTagTests", dependencies: ["NFCTag", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
@@ -234,7 +241,7 @@ let package = Package(
         .testTarget(
             name: "TagRulesTests",
             dependencies: [
-                "AASAPatterns", "TagRules", "TagsFile", "SUNMessage", "TestSupport",
+                "AASAPatterns", "TagRules", "TagsFile", "SUNMessage", "TestSupport", "ReaderFeedback",
                 .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("Fixtures")],
@@ -247,7 +254,8 @@ let package = Package(
             name: "TagRouterCoreTests",
             dependencies: [
                 "TagRouterCore", "RouterCommands", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "PeriodicWork",
-                "StateStore", "LiveAssociations", "TestSupport", "SUNMessage", "TagsFile",
+                "StateStore", "LiveAssociations", "TestSupport", "SUNMessage", "TagsFile", "AASAPatterns",
+                "ReaderFeedback",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
@@ -261,7 +269,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PCSC", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport",
+                "PCSC", "ReaderFeedback", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport",
+                "HTTPTestSupport",
                 "MQTTClient",
                 "MQTTTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),

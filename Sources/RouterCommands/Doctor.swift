@@ -80,6 +80,8 @@ public enum Doctor {
                         let statuses = (try? await context.status(of: readers)) ?? []
                         for reader in readers {
                             checks.append(describe(reader: reader, status: statuses.first { $0.reader == reader }))
+                            checks.append(
+                                feedback(reader: reader, await ReaderSupport.probe(reader: reader, context: context)))
                         }
                         if let present = statuses.first(where: \.isCardPresent) {
                             checks.append(await cardAccess(reader: present.reader, context: context))
@@ -123,6 +125,14 @@ public enum Doctor {
         return DoctorCheck(
             name: "reader \"\(reader)\"", status: isSAM ? .warning : .ok, detail: detail,
             fix: isSAM ? "use the PICC (contactless) reader of this device; `--reader PICC` keeps to it" : nil)
+    }
+
+    /// What a reader can show for a tap, and how it is reached (docs/tags.md, "Reader feedback"); a warning with
+    /// the Info.plist line to change where libccid hides the escape command quiet mode needs.
+    static func feedback(reader: String, _ support: ReaderSupport) -> DoctorCheck {
+        DoctorCheck(
+            name: "feedback \"\(reader)\"", status: support.lacksEscape ? .warning : .ok, detail: support.summary,
+            fix: support.lacksEscape ? ReaderSupport.infoPlistAdvice : nil)
     }
 
     /// Whether this user may use a card (polkit's access_card), tried on a card that is present.

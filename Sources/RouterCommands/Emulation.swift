@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 import NDEF
+import ReaderFeedback
 public import VirtualTag
 
 /// `tagrouter emulate` (docs/cli.md): a virtual tag presented through vpcd, so rules can be tried with no hardware.
@@ -124,11 +125,13 @@ public enum Emulation {
     ///   - answerDelay: `--answer-delay`: how long the tag takes to answer each command.
     ///   - sun: an NTAG 424 DNA's SUN keys: the tag mirrors a fresh SUN message (query items `p` and `m`) after
     ///     `--uri` on every read, its counter going on from one presentation to the next.
+    ///   - showFeedback: `--show-feedback`: print each LED and buzzer command the reader receives and what a real
+    ///     ACR122U would have shown (docs/tags.md, "Reader feedback").
     /// - Returns: the exit status: 0 after the tag was presented and removed, 1 (with one sentence on standard
     ///   error) when vpcd cannot be reached, the message does not fit the tag or the timeline cannot be written.
     public static func run(
         content: Content, kind: Kind, vpcd: HostAndPort, gesture: Gesture, timeline: String? = nil,
-        answerDelay: Duration = .zero, sun: SUNOptions? = nil
+        answerDelay: Duration = .zero, sun: SUNOptions? = nil, showFeedback: Bool = false
     ) async -> Int32 {
         do {
             let (host, port) = (vpcd.host, vpcd.port)
@@ -141,10 +144,16 @@ public enum Emulation {
                 card = try kind.card(holding: try message(content))
             }
             let recorder = timeline.map { _ in CardTimeline() }
+            let print: @Sendable (EmulatedExchange) -> Void = { exchange in
+                Terminal.print(Emulation.feedbackLine(exchange))
+            }
+            let seen = showFeedback ? print : nil
             for round in 1...gesture.repeats {
                 if round > 1 { try await Task.sleep(for: gesture.gap) }
                 let presented = try VirtualReader(host: host, port: port, logger: ReaderCommands.logger)
-                    .present(card, timeline: recorder, answerDelay: answerDelay)
+                    .present(
+                        card, timeline: recorder, answerDelay: answerDelay,
+                        readerCommandSeen: seen)
                 let count = gesture.repeats > 1 ? " (\(round) of \(gesture.repeats))" : ""
                 Terminal.print("presenting \(kind.rawValue) on vpcd \(host):\(port)\(count)")
                 if let duration = gesture.hold {
@@ -153,6 +162,7 @@ public enum Emulation {
                     await presented.waitUntilGone()
                 }
                 Terminal.print("removed after \(presented.commandCount) commands")
+                if showFeedback { Terminal.print("reader LEDs: \(presented.lights.color.rawValue)") }
                 // The next presentation is the same tag as this one left: an NTAG 424 DNA's counter goes on.
                 card = presented.card
             }
@@ -170,6 +180,14 @@ public enum Emulation {
             Terminal.printError("\(error)")
         }
         return 1
+    }
+
+    /// One line of `--show-feedback`: `feedback: led=green beep=100ms×1 (FF 00 40 0E 04 01 00 01 01)`.
+    /// - Parameter exchange: the reader's command and what it showed.
+    /// - Returns: the line.
+    public static func feedbackLine(_ exchange: EmulatedExchange) -> String {
+        let bytes = exchange.command.map { HexText.string([$0], uppercase: true) }.joined(separator: " ")
+        return "feedback: \(exchange.shown ?? "") (\(bytes))"
     }
 
     /// Writes the timeline as JSON lines: `{"event":"command","t_ns":…,"apdu":"FFCA000000"}`.

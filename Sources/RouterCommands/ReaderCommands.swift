@@ -38,14 +38,17 @@ public enum ReaderCommands {
 
         var reader: String
         var tag: Tag?
+        /// What the reader can show, and how (docs/tags.md, "Reader feedback").
+        var feedback: ReaderSupport
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(reader, forKey: .reader)
             try container.encode(tag, forKey: .tag)
+            try container.encode(feedback, forKey: .feedback)
         }
 
-        private enum CodingKeys: String, CodingKey { case reader, tag }
+        private enum CodingKeys: String, CodingKey { case reader, tag, feedback }
     }
 
     /// `tagrouter readers`: every reader and the tag on each.
@@ -61,10 +64,15 @@ public enum ReaderCommands {
         if json { return .lines([JSONOutput.line(entries)]) }
         if entries.isEmpty { return .lines(["no readers"]) }
         return .lines(
-            entries.map { entry in
-                guard let tag = entry.tag else { return "\(entry.reader): no tag" }
-                let line = "\(entry.reader): \(tag.tech) \(tag.uid ?? "(no UID)") ATR \(tag.atr)"
-                return tag.error.map { line + " (\($0))" } ?? line
+            entries.flatMap { entry in
+                var line = "\(entry.reader): no tag"
+                if let tag = entry.tag {
+                    line = "\(entry.reader): \(tag.tech) \(tag.uid ?? "(no UID)") ATR \(tag.atr)"
+                    line = tag.error.map { line + " (\($0))" } ?? line
+                }
+                var lines = [line, "  feedback: \(entry.feedback.summary)"]
+                if entry.feedback.lacksEscape { lines.append("  to enable it: \(ReaderSupport.infoPlistAdvice)") }
+                return lines
             })
     }
 
@@ -73,19 +81,24 @@ public enum ReaderCommands {
         let readers = try await context.readers()
         var entries: [Entry] = []
         for status in try await context.status(of: readers) {
+            let support = await ReaderSupport.probe(reader: status.reader, context: context)
             guard status.isCardPresent else {
-                entries.append(Entry(reader: status.reader))
+                entries.append(Entry(reader: status.reader, feedback: support))
                 continue
             }
             do {
                 let report = try await TagReport.read(reader: status.reader, atr: status.atr, context: context)
                 entries.append(
-                    Entry(reader: status.reader, tag: .init(uid: report.uid, tech: report.tech, atr: report.atr)))
+                    Entry(
+                        reader: status.reader, tag: .init(uid: report.uid, tech: report.tech, atr: report.atr),
+                        feedback: support))
             } catch {
                 let tech = ATRInfo(atr: status.atr).technology?.rawValue ?? "unknown"
                 let atr = HexText.string(status.atr, uppercase: true)
                 entries.append(
-                    Entry(reader: status.reader, tag: .init(uid: nil, tech: tech, atr: atr, error: "\(error)")))
+                    Entry(
+                        reader: status.reader, tag: .init(uid: nil, tech: tech, atr: atr, error: "\(error)"),
+                        feedback: support))
             }
         }
         return entries

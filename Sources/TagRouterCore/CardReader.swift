@@ -23,6 +23,42 @@ public protocol CardReader: Sendable {
     /// - Parameter reader: the reader name.
     /// - Returns: the executor, or `nil`.
     func executor(for reader: String) -> (any TaskExecutor)?
+
+    /// The card connection of the tap that has just read on `reader`, still open (tag read or not), so that the
+    /// reader's own commands (LED and buzzer: ``ReaderSignaller``) can go over it; `nil` when the tap has none
+    /// (the connection failed) or when the reader keeps none (the default).
+    /// - Parameter reader: the reader name.
+    /// - Returns: the connection, or `nil`.
+    func tapConnection(reader: String) -> (any CardChannel)?
+
+    /// Releases the card connection of a tap that read on `reader`: the router calls it once per tap, on the
+    /// reader's thread, right after the tap's outcome is signalled. The default does nothing.
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - connection: the tap's connection (``tapConnection(reader:)`` right after its read), so that a later
+    ///     tap's connection is never the one released.
+    func endTap(reader: String, connection: (any CardChannel)?)
+
+    /// Opens `reader` directly, card or no card, for its own commands (`SCARD_SHARE_DIRECT`, `SCardControl`),
+    /// on the reader's thread; `nil` when this reader keeps no such connection (the default).
+    /// - Parameter reader: the reader name.
+    /// - Returns: the connection, which the caller closes.
+    /// - Throws: what opening it threw (`PCSCError`).
+    func openDirect(reader: String) async throws -> (any ReaderControl)?
+}
+
+/// A reader opened for its own commands (``CardReader/openDirect(reader:)``).
+public protocol ReaderControl: Sendable {
+    /// Sends a control command (`SCardControl`).
+    /// - Parameters:
+    ///   - code: the control code.
+    ///   - command: the bytes.
+    /// - Returns: the answer.
+    /// - Throws: what the driver answered (`PCSCError`).
+    func control(_ code: UInt32, _ command: [UInt8]) async throws -> [UInt8]
+
+    /// Closes the connection.
+    func close() async
 }
 
 extension CardReader {
@@ -31,4 +67,13 @@ extension CardReader {
 
     /// No thread of its own.
     public func executor(for reader: String) -> (any TaskExecutor)? { nil }
+
+    /// No connection kept.
+    public func tapConnection(reader: String) -> (any CardChannel)? { nil }
+
+    /// Nothing to release.
+    public func endTap(reader: String, connection: (any CardChannel)?) {}
+
+    /// No direct connection.
+    public func openDirect(reader: String) async throws -> (any ReaderControl)? { nil }
 }

@@ -1,6 +1,6 @@
 public import Logging
 public import NFCTag
-import PCSC
+public import PCSC
 import Synchronization
 
 /// Reads taps through pcscd, each reader on a thread of its own with a pcsc-lite context of its own, so that taps
@@ -27,7 +27,10 @@ public final class PCSCCardReader: CardReader {
         slot(for: reader).thread
     }
 
-    /// Reads the card on `reader`.
+    /// Reads the card on `reader`, and keeps the card's connection open, read or not, until ``endTap(reader:connection:)``:
+    /// the reader's LED and buzzer commands go over it (docs/tags.md, "Reader feedback"). The router ends every
+    /// tap on the reader's thread right after its dispatch has started, so the card is released before the
+    /// thread's next job, as ``CardReading/read(reader:atr:context:)`` does.
     /// - Parameters:
     ///   - reader: the reader name.
     ///   - atr: the ATR the watcher reported.
@@ -36,12 +39,45 @@ public final class PCSCCardReader: CardReader {
     public func read(reader: String, atr: [UInt8]) async throws -> TagReading {
         let slot = self.slot(for: reader)
         let context = try await slot.current(logger: logger)
+        slot.endTap()
         do {
-            return try await CardReading.read(reader: reader, atr: atr, context: context)
+            return try await context.withThread {
+                let connection = try await context.connect(to: reader)
+                slot.hold(connection)
+                return try await TagReader().read(atr: atr, channel: connection)
+            }
         } catch let error as PCSCError where error.isServiceLost {
             await slot.drop(context)
             throw error
         }
+    }
+
+    /// The open connection of the tap that has just read on `reader`, if it has one.
+    /// - Parameter reader: the reader name.
+    /// - Returns: the connection, or `nil`.
+    public func tapConnection(reader: String) -> (any CardChannel)? {
+        slots.withLock { $0[reader] }?.heldConnection
+    }
+
+    /// Releases a tap's connection once the reader's thread has finished its current job (leaving the card
+    /// powered).
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - connection: the tap's connection.
+    public func endTap(reader: String, connection: (any CardChannel)?) {
+        guard let connection = connection as? CardConnection else { return }
+        slots.withLock { $0[reader] }?.release(connection)
+        connection.disconnectAfterCurrentJob()
+    }
+
+    /// Opens the reader directly (`SCARD_SHARE_DIRECT`) on its thread, with its context.
+    /// - Parameter reader: the reader name.
+    /// - Returns: the connection.
+    /// - Throws: `PCSCError` when the context or the connection fails.
+    public func openDirect(reader: String) async throws -> (any ReaderControl)? {
+        let slot = self.slot(for: reader)
+        let context = try await slot.current(logger: logger)
+        return try await context.withThread { try await context.connectDirect(to: reader) }
     }
 
     /// Forgets the reader's thread and context; a tap still reading there keeps them until it ends, and the
@@ -76,6 +112,28 @@ public final class PCSCCardReader: CardReader {
 private final class ReaderSlot: Sendable {
     let thread = BlockingThread(name: "pcsc-reader")
     private let context = Mutex<PCSCContext?>(nil)
+    /// The connection of the tap in progress, from its connect to ``endTap()``.
+    private let connection = Mutex<CardConnection?>(nil)
+
+    var heldConnection: CardConnection? { connection.withLock { $0 } }
+
+    func hold(_ held: CardConnection) {
+        connection.withLock { $0 = held }
+    }
+
+    /// Forgets `released` if it is still the one held.
+    func release(_ released: CardConnection) {
+        connection.withLock { held in
+            if held === released { held = nil }
+        }
+    }
+
+    func endTap() {
+        connection.withLock { held in
+            defer { held = nil }
+            return held
+        }?.disconnectAfterCurrentJob()
+    }
 
     func current(logger: Logger) async throws -> PCSCContext {
         if let existing = context.withLock({ $0 }) { return existing }
@@ -99,11 +157,19 @@ private final class ReaderSlot: Sendable {
     }
 
     func reset() async {
+        endTap()
         if let old = context.withLock({ value -> PCSCContext? in
             defer { value = nil }
             return value
         }) {
             await old.release()
         }
+    }
+}
+
+extension DirectConnection: ReaderControl {
+    /// Disconnects.
+    public func close() async {
+        await disconnect()
     }
 }

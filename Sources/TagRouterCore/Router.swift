@@ -1,7 +1,9 @@
 import CoreMetrics
 import Foundation
 public import Logging
+import NFCTag
 public import PCSC
+import ReaderFeedback
 public import ServiceLifecycle
 import Synchronization
 import TagActions
@@ -79,6 +81,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     let learnClaim: LearnClaimWatch?
     /// The SUN counters (the state database); nil: nothing is recorded and no replay is found (a dry run).
     let sunCounters: (any SUNCounterStore)?
+    /// Shows each tap's outcome on its reader (docs/tags.md, "Reader feedback").
+    let signaller: ReaderSignaller
 
     /// Creates the router.
     /// - Parameters:
@@ -108,6 +112,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.follower = PresentationFollower(now: configuration.now)
         self.learnClaim = LearnClaim.rulesFolder(of: rules.sources).map(LearnClaimWatch.init(folder:))
         self.sunCounters = sunCounters
+        self.signaller = ReaderSignaller(logger: logger)
     }
 
     /// Watches and dispatches until graceful shutdown or cancellation.
@@ -127,6 +132,15 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                     for await event in events {
                         if case .serviceLost = event {
                             await cardReader.reset()
+                        }
+                        if case .readerAdded(let name) = event, configuration.acceptsReader(name),
+                            let settings = pipeline.rules.ruleSet.readerSettings(for: name), settings.quiet
+                        {
+                            group.addTask(executorPreference: cardReader.executor(for: name)) {
+                                await self.signaller.applyQuietMode(reader: name, settings: settings) {
+                                    try await self.cardReader.openDirect(reader: name)
+                                }
+                            }
                         }
                         if let tap = handle(event) {
                             // Immediate: the tap runs on this thread up to its first real suspension.
@@ -161,6 +175,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             configuration.readerAdded(name)
         case .readerRemoved(let name):
             cardReader.readerRemoved(name)
+            signaller.readerRemoved(name)
             guard configuration.acceptsReader(name) else { return nil }
             let count = presentations.withLock { $0.readerRemoved(reader: name) }
             metrics.readersPresent.record(count)
@@ -194,12 +209,49 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         return nil
     }
 
-    /// Reads one tap, decides and dispatches: the tap's whole path after the reader event.
+    /// Reads one tap, decides and dispatches: the tap's whole path after the reader event. The outcome is shown on
+    /// the reader (``ReaderSignaller``) as soon as it is decided: for a dispatch, once its first action has started;
+    /// then the tap's card connection is released.
     /// - Parameter tap: the presentation.
     /// - Returns: how it ended.
     func process(_ tap: Tap) async -> TapOutcome {
+        let signal = TapSignal()
+        let outcome = await readDecideDispatch(tap, signal: signal)
+        if !signal.isShown {
+            if let feedback = Self.feedbackOutcome(of: outcome) {
+                await show(feedback, tap: tap, rule: nil, signal: signal)
+            }
+            cardReader.endTap(reader: tap.reader, connection: signal.connection)
+        }
+        return outcome
+    }
+
+    /// The outcome a reader shows for a tap that ended without a dispatch; nil: none (cooldown, superseded, held
+    /// by `learn`, back within a presentation's grace).
+    static func feedbackOutcome(of outcome: TapOutcome) -> FeedbackOutcome? {
+        switch outcome {
+        case .readFailed, .invalidNDEF: .failed
+        case .ignored: .ignored
+        case .dispatched(_, let dispatch): dispatch.isLaterEvent ? nil : .accepted
+        case .denied: .denied
+        case .suppressed, .superseded, .continued, .heldByLearn: nil
+        }
+    }
+
+    /// Shows a tap's outcome on its reader, over the tap's connection, if the reader's `readers:` entry asks.
+    func show(_ outcome: FeedbackOutcome, tap: Tap, rule: Rule?, signal: TapSignal) async {
+        signal.isShown = true
+        guard let settings = pipeline.rules.ruleSet.readerSettings(for: tap.reader) else { return }
+        await signaller.show(outcome, reader: tap.reader, settings: settings, rule: rule, channel: signal.connection)
+    }
+
+    /// The tap's path up to its outcome; a dispatch shows its outcome on the reader once its first action started.
+    private func readDecideDispatch(_ tap: Tap, signal: TapSignal) async -> TapOutcome {
         var tag: ReadTag
-        switch await pipeline.read(tap) {
+        let read = await pipeline.read(tap)
+        // The read's own connection, still open: the signal goes over it, and the tap ends it (not a later tap's).
+        signal.connection = cardReader.tapConnection(reader: tap.reader)
+        switch read {
         case .failed(let failure):
             // `learn` reads the same tag meanwhile, and two readers of one card can make one read fail: a reader
             // it holds is left to it, failed read or not.
@@ -255,9 +307,22 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             let kind: PresentationEventKind = returning != nil && match.rule.on.returned != nil ? .returned : .tap
             return (match.rule, PresentationContext(kind: kind, presentationID: presentationID, presentedFor: latency))
         }
-        var rulesDispatched = await dispatcher.dispatch(plan, of: tag, eventID: eventID, time: time)
-        if let refusal = tag.refusal {
-            rulesDispatched.append(await dispatcher.dispatch(refusal, of: tag, eventID: eventID, time: time))
+        let feedback = feedbackOf(tag)
+        let decided = tag
+        let rulesDispatched = await withTaskGroup(of: [RuleDispatch].self) { group in
+            // Immediate: the dispatch runs here up to its first suspension (its first action started), then the
+            // reader shows the outcome on this thread while the actions go on.
+            group.addImmediateTask { [dispatcher] in
+                var rules = await dispatcher.dispatch(plan, of: decided, eventID: eventID, time: time)
+                if let refusal = decided.refusal {
+                    rules.append(await dispatcher.dispatch(refusal, of: decided, eventID: eventID, time: time))
+                }
+                return rules
+            }
+            await show(feedback.outcome, tap: tap, rule: feedback.rule, signal: signal)
+            // Released at once, not when the actions end: a command may run for minutes.
+            cardReader.endTap(reader: tap.reader, connection: signal.connection)
+            return await group.next() ?? []
         }
         tapDone?.open()
         var dispatch = Dispatch(
@@ -271,6 +336,22 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             return .denied(tag.tag, rule: refusal.rule.name, reason: refusal.reason, dispatch)
         }
         return .dispatched(tag.tag, dispatch)
+    }
+
+    /// The outcome a dispatched tap shows, and the rule whose `feedback:` may replace its reader's: the refusing
+    /// rule, else the deciding rule (the last matched), else the first matched rule that has one. `asking` when a
+    /// matched rule's `open` waits for a desktop confirmation.
+    func feedbackOf(_ tag: ReadTag) -> (outcome: FeedbackOutcome, rule: Rule?) {
+        if let refusal = tag.refusal { return (.denied, refusal.rule) }
+        let rules = tag.matches.map(\.rule)
+        let rule = rules.last.flatMap { $0.feedback == nil ? nil : $0 } ?? rules.first { $0.feedback != nil }
+        let asks =
+            dispatcher.confirmer != nil
+            && rules.contains { rule in
+                rule.actions.contains { if case .open = $0 { true } else { false } }
+                    && rule.asksBeforeOpening(tag.event)
+            }
+        return (asks ? .asking : .accepted, rule)
     }
 
     /// Whether `tagrouter learn` holds the reader now (``LearnClaim``).
@@ -327,6 +408,23 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         dispatch.presentationID = event.context.presentationID
         dispatch.presentedFor = event.context.presentedFor
         reporter.report(.dispatched(event.tag.tag, dispatch))
+    }
+}
+
+/// A tap's card connection, and whether its outcome has been shown on the reader.
+final class TapSignal: Sendable {
+    private let state = Mutex<(shown: Bool, connection: (any CardChannel)?)>((false, nil))
+
+    /// Whether it has been shown (and the connection ended).
+    var isShown: Bool {
+        get { state.withLock { $0.shown } }
+        set { state.withLock { $0.shown = newValue } }
+    }
+
+    /// The read's connection, if the card reader keeps one.
+    var connection: (any CardChannel)? {
+        get { state.withLock { $0.connection } }
+        set { state.withLock { $0.connection = newValue } }
     }
 }
 

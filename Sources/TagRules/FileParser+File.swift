@@ -3,7 +3,7 @@ import WebhookTarget
 import Yams
 
 extension FileParser {
-    static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt"]
+    static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt", "readers"]
     static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown", "webhook", "timeZone"]
 
     /// Parses the whole file.
@@ -32,6 +32,9 @@ extension FileParser {
         }
         if let mqtt = byKey["mqtt"] {
             parseMQTTBlock(mqtt.value, keyNode: mqtt.keyNode)
+        }
+        if let readers = byKey["readers"] {
+            parseReaders(readers.value)
         }
         guard let rulesEntry = byKey["rules"] else {
             error(root, "missing 'rules' (a list of rules)")

@@ -1,11 +1,12 @@
 import AASAPatterns
 import Foundation
+import ReaderFeedback
 import Yams
 
 extension FileParser {
     static let ruleKeys = [
         "name", "description", "match", "run", "open", "webhook", "actions", "continue", "cooldown", "caseSensitive",
-        "percentEncoded", "mqtt", "on", "when", "timeZone", "denied", "confirm",
+        "percentEncoded", "mqtt", "on", "when", "timeZone", "denied", "confirm", "feedback",
     ]
 
     /// Parses one rule; nil (after diagnostics) if it is invalid.
@@ -50,6 +51,7 @@ extension FileParser {
         var timeZone: TimeZone?
         var denied: [Action]?
         var confirm = OpenConfirmation.untrusted
+        var feedback: FeedbackPlan?
         for item in items {
             switch item.key {
             case "match":
@@ -82,6 +84,8 @@ extension FileParser {
                         error(item.value, "'confirm' is always, untrusted or never, not '\(display)' \(context)")
                     }
                 }
+            case "feedback":
+                feedback = parseFeedback(item.value, context: context)
             default:
                 break
             }
@@ -119,6 +123,7 @@ extension FileParser {
             name: name, location: location(nameNode ?? node), actions: actions, continues: continues,
             cooldown: cooldown, conditions: conditions, on: on, denied: denied)
         rule.confirm = confirm
+        rule.feedback = feedback
         return rule
     }
 

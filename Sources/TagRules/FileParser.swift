@@ -33,6 +33,12 @@ final class FileParser {
     /// The file's `defaults: { timeZone: … }`.
     var defaultTimeZone: TimeZone?
 
+    // Readers (docs/rules.md, "`readers:`: what the reader shows").
+    /// This file's `readers:` entries.
+    var readers: [ReaderSettings] = []
+    /// The reader name patterns already listed, across files, and where.
+    var readerNames: [String: SourceLocation] = [:]
+
     // Doors (docs/doors.md, "Doors").
     /// The entries of the tags file, when this parser reads one.
     var tagEntries: [KnownTag] = []

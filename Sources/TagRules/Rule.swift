@@ -1,5 +1,6 @@
 import AASAPatterns
 public import Foundation
+public import ReaderFeedback
 import SUNMessage
 
 /// One validated rule: its conditions, its actions and how it takes part in evaluation.
@@ -21,6 +22,9 @@ public struct Rule: Sendable {
     /// When the rule's `open` actions ask the desktop first (`confirm:`, docs/rules.md, "Confirmation before
     /// open").
     public var confirm: OpenConfirmation = .untrusted
+    /// The rule's `feedback:`: the signals that replace its reader's for the taps it decides (docs/rules.md,
+    /// "`readers:`: what the reader shows"); nil when it has none.
+    public var feedback: FeedbackPlan?
     /// The compiled conditions, behind one reference so that evaluating a candidate retains one object, not each
     /// of the conditions' arrays.
     private(set) var matcher: Matcher

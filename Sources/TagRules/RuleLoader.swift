@@ -17,6 +17,9 @@ struct RuleLoader {
     private var mqttActionSites: [Diagnostic] = []
     /// The enrolled tags of the tags file.
     private var tags = KnownTags()
+    /// Every file's `readers:` entries, in load order.
+    private var readers: [ReaderSettings] = []
+    private var readerNames: [String: SourceLocation] = [:]
 
     /// The name of the tags file in a rules folder (docs/doors.md, "The tags file").
     static let tagsFileName = KnownTags.fileName
@@ -111,7 +114,10 @@ struct RuleLoader {
             diagnostics += mqttActionSites
         }
         return LoadResult(
-            ruleSet: diagnostics.containsErrors ? nil : RuleSet(rules: rules, files: files, mqtt: mqtt, tags: tags),
+            ruleSet: diagnostics.containsErrors
+                ? nil
+                : RuleSet(
+                    rules: rules, files: files, mqtt: mqtt, tags: tags, readers: readers),
             diagnostics: diagnostics, fileCount: files.count, ruleCount: ruleCount)
     }
 
@@ -121,12 +127,15 @@ struct RuleLoader {
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
         parser.knownMQTT = mqttLocation
         parser.enrolledNames = tags.namesAndGroups
+        parser.readerNames = readerNames
         read(text, into: parser, parse: parser.parseFile)
         knownNames = parser.knownNames
         mqtt = mqtt ?? parser.mqttSettings
         mqttLocation = parser.knownMQTT
         mqttActionSites += parser.mqttActionSites
         ruleCount += parser.ruleCount
+        readers += parser.readers
+        readerNames = parser.readerNames
         rules += parser.rules
     }
 

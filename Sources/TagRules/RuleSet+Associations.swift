@@ -39,7 +39,8 @@ extension RuleSet {
             copy.setConditions(conditions)
             return copy
         }
-        return RuleSet(rules: updated, files: self.files, mqtt: mqtt, tags: tags, index: index)
+        return RuleSet(
+            rules: updated, files: self.files, mqtt: mqtt, tags: tags, readers: readers, index: index)
     }
 
     /// Why a fetched file cannot be used by a rule of this set for `domain`, or nil when every rule can use it:

@@ -11,19 +11,29 @@ public struct RuleSet: Sendable {
     public let mqtt: MQTTSettings?
     /// The enrolled tags of the tags file (docs/doors.md, "The tags file"); empty without one.
     public let tags: KnownTags
+    /// The `readers:` entries of every file, in load order (docs/rules.md, "`readers:`: what the reader shows").
+    public let readers: [ReaderSettings]
     let index: RuleIndex
     /// The positions of the door rules, whose refusals are recorded.
     let doors: [Int]
 
     /// Creates a rule set from validated rules.
-    init(rules: [Rule], files: [String], mqtt: MQTTSettings? = nil, tags: KnownTags = KnownTags()) {
-        self.init(rules: rules, files: files, mqtt: mqtt, tags: tags, index: RuleIndex(rules: rules))
+    init(
+        rules: [Rule], files: [String], mqtt: MQTTSettings? = nil, tags: KnownTags = KnownTags(),
+        readers: [ReaderSettings] = []
+    ) {
+        self.init(
+            rules: rules, files: files, mqtt: mqtt, tags: tags, readers: readers, index: RuleIndex(rules: rules))
     }
 
     /// A rule set with other conditions for the same rules: the index, which files rules by domain and scheme
     /// only, stays valid.
-    init(rules: [Rule], files: [String], mqtt: MQTTSettings?, tags: KnownTags, index: RuleIndex) {
+    init(
+        rules: [Rule], files: [String], mqtt: MQTTSettings?, tags: KnownTags, readers: [ReaderSettings],
+        index: RuleIndex
+    ) {
         self.rules = rules
+        self.readers = readers
         self.files = files
         self.mqtt = mqtt
         self.tags = tags

@@ -1,3 +1,4 @@
+public import ReaderFeedback
 import Synchronization
 
 /// A card being presented on a ``VirtualReader``: count what it answered, hold it, remove it.
@@ -7,6 +8,8 @@ public final class PresentedCard: Sendable {
         var card: any VirtualCard
         var isGone = false
         var waiters: [CheckedContinuation<Void, Never>] = []
+        var exchanges: [EmulatedExchange] = []
+        var lights = ReaderLights()
     }
 
     private let socket: VPCDSocket
@@ -74,10 +77,44 @@ public final class PresentedCard: Sendable {
         }
     }
 
-    func answered(_ card: some VirtualCard) {
+    /// Every command the reader received while the card was presented, in order: the tag's, and the reader's
+    /// own pseudo-APDUs with what they showed.
+    public var exchanges: [EmulatedExchange] {
+        state.withLock { $0.exchanges }
+    }
+
+    /// What the reader's LEDs show now, and whether it beeps by itself when a card arrives.
+    public var lights: ReaderLights {
+        state.withLock { $0.lights }
+    }
+
+    /// What the reader's own commands showed, in order (`led=green beep=100ms×1`).
+    public var feedback: [String] {
+        exchanges.compactMap(\.shown)
+    }
+
+    func answered(_ card: some VirtualCard, command: [UInt8]) {
         state.withLock { state in
             state.commandCount += 1
             state.card = card
+            state.exchanges.append(EmulatedExchange(command: command, shown: nil))
+        }
+    }
+
+    func record(tagCommand: [UInt8]) {
+        state.withLock { $0.exchanges.append(EmulatedExchange(command: tagCommand, shown: nil)) }
+    }
+
+    /// Carries out a pseudo-APDU as an ACR122U's firmware does, records it and returns the answer.
+    func readerCommand(_ command: ACR122UCommand, _ bytes: [UInt8]) -> [UInt8] {
+        state.withLock { state in
+            let shown = state.lights.apply(command)
+            state.exchanges.append(EmulatedExchange(command: bytes, shown: shown))
+            switch command {
+            case .ledAndBuzzer: return [0x90, state.lights.stateByte]
+            case .detectionBeep: return [0x90, 0x00]
+            case .firmwareVersion: return Array("ACR122U215".utf8) + [0x90, 0x00]
+            }
         }
     }
 
@@ -94,4 +131,16 @@ public final class PresentedCard: Sendable {
         }
         waiters.forEach { $0.resume() }
     }
+}
+
+/// One command the emulated reader received: the tag's, or the reader's own pseudo-APDU with what it showed.
+public struct EmulatedExchange: Sendable, Hashable {
+    /// The command APDU.
+    public var command: [UInt8]
+    /// For the reader's own commands, what it showed (``ReaderFeedback/ReaderLights/apply(_:)``); nil for the
+    /// tag's.
+    public var shown: String?
+
+    /// Whether the reader's firmware answered it.
+    public var isReaderCommand: Bool { shown != nil }
 }

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import ReaderFeedback
 
 /// One vpcd slot, seen by pcscd as a reader (`Virtual PCD 00 00` on vpcd's first port, `… 00 01` on the next):
 /// presenting a card there makes pcscd see a tag arrive.
@@ -29,11 +30,21 @@ public struct VirtualReader: Sendable {
     ///   - timeline: where to record what the card sees and when, for latency measurements; `nil` for nothing.
     ///   - answerDelay: how long the card takes to answer each command, as a real reader and tag do (an
     ///     ACR122U with an NTAG213: about 10 ms); none by default.
+    ///   - leavingFieldAfter: the tag leaves the reader's field after answering this many of its commands (a tag
+    ///     pulled away mid-read, before the reader's next poll notices): the reader answers the tag's later
+    ///     commands `63 00`, as an ACR122U does when the tag does not answer, and still answers its own
+    ///     pseudo-APDUs; `nil` for never.
+    ///   - readerCommandSeen: called on the card's thread with each of the reader's own commands as it is
+    ///     answered (`tagrouter emulate --show-feedback`).
     /// - Returns: the presented card, to remove or watch.
     /// - Throws: ``VirtualTagError/connectionFailed(host:port:reason:)`` when vpcd cannot be reached.
+    ///
+    /// The emulated reader answers the ACR122U's pseudo-APDUs itself, as the reader's firmware does, and keeps
+    /// what they showed (``PresentedCard/exchanges``, ``PresentedCard/lights``; docs/tags.md, "Reader feedback").
     public func present(
         _ card: some VirtualCard, answeringAtMost limit: Int? = nil, timeline: CardTimeline? = nil,
-        answerDelay: Duration = .zero
+        answerDelay: Duration = .zero, leavingFieldAfter: Int? = nil,
+        readerCommandSeen: (@Sendable (EmulatedExchange) -> Void)? = nil
     ) throws -> PresentedCard {
         let socket = try VPCDSocket.connect(host: host, port: port)
         let presented = PresentedCard(socket: socket, card: card)
@@ -41,7 +52,8 @@ public struct VirtualReader: Sendable {
         logger[metadataKey: "vpcd.port"] = "\(port)"
         let session = CardSession(
             card: card, socket: socket, limit: limit, presented: presented, timeline: timeline,
-            answerDelay: answerDelay, logger: logger)
+            answerDelay: answerDelay, leavesFieldAfter: leavingFieldAfter, readerCommandSeen: readerCommandSeen,
+            logger: logger)
         let thread = Thread { session.run() }
         thread.name = "vpcd-card-\(port)"
         thread.start()
@@ -58,6 +70,8 @@ private struct CardSession<Card: VirtualCard>: Sendable {
     let presented: PresentedCard
     let timeline: CardTimeline?
     let answerDelay: Duration
+    let leavesFieldAfter: Int?
+    let readerCommandSeen: (@Sendable (EmulatedExchange) -> Void)?
     let logger: Logger
 
     func run() {
@@ -81,14 +95,34 @@ private struct CardSession<Card: VirtualCard>: Sendable {
                 logger.debug("vpcd.card.vanished", metadata: ["vpcd.answered": "\(answered)"])
                 break
             }
+            if let command = ACR122UCommand(message) {
+                // The reader's firmware answers, not the tag: not counted among the tag's commands (a vanished
+                // card took vpcd's connection, and so the emulated reader, with it).
+                timeline?.record(.command, message)
+                let response = presented.readerCommand(command, message)
+                if answerDelay > .zero {
+                    let (seconds, attoseconds) = answerDelay.components
+                    Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                }
+                if let readerCommandSeen, let last = presented.exchanges.last { readerCommandSeen(last) }
+                guard socket.send(response) else { break }
+                timeline?.record(.answered, response)
+                continue
+            }
             timeline?.record(.command, message)
+            if let leavesFieldAfter, answered >= leavesFieldAfter {
+                presented.record(tagCommand: message)
+                guard socket.send([0x63, 0x00]) else { break }
+                timeline?.record(.answered, [0x63, 0x00])
+                continue
+            }
             let response = card.respond(to: message)
             if answerDelay > .zero {
                 let (seconds, attoseconds) = answerDelay.components
                 Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
             }
             answered += 1
-            presented.answered(card)
+            presented.answered(card, command: message)
             guard socket.send(response) else { break }
             timeline?.record(.answered, response)
         }

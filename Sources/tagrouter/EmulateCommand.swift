@@ -77,6 +77,12 @@ struct EmulateCommand: AsyncParsableCommand {
         help: "How long the tag takes to answer each command, such as 10ms (a real reader's pace); none by default.")
     var answerDelay: DurationArgument?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Print each LED and buzzer command the emulated reader receives, and what a real ACR122U would show.",
+            discussion: "The emulated reader answers the ACR122U's pseudo-APDUs (docs/tags.md, \"Reader feedback\")."))
+    var showFeedback = false
+
     private var content: Emulation.Content? {
         let given = [uri.map(Emulation.Content.uri), ndef.map(Emulation.Content.hex), file.map(Emulation.Content.file)]
             .compactMap { $0 }
@@ -115,7 +121,7 @@ struct EmulateCommand: AsyncParsableCommand {
         guard let content else { throw ValidationError("give exactly one of --uri, --ndef, --file") }
         let status = await Emulation.run(
             content: content, kind: tag, vpcd: vpcd, gesture: gesture, timeline: timeline,
-            answerDelay: answerDelay?.duration ?? .zero, sun: sun)
+            answerDelay: answerDelay?.duration ?? .zero, sun: sun, showFeedback: showFeedback)
         if status != 0 { throw ExitCode(status) }
     }
 }

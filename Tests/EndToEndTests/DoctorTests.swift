@@ -28,6 +28,12 @@ import VirtualTag
             #expect(
                 output.standardOutput.contains(#"reader "Virtual PCD 00 00": contactless slot, card present (type2)"#))
             #expect(output.standardOutput.contains("ok       card access"))
+            // vpcd: the emulated reader's LED and buzzer, no escape command, and no warning about it (it is not
+            // libccid; docs/tags.md, "Reader feedback").
+            #expect(
+                output.standardOutput.contains(
+                    #"ok       feedback "Virtual PCD 00 00": vpcd: LED and buzzer with a card; no escape command"#))
+            #expect(!output.standardOutput.contains("ifdDriverOptions"))
             #expect(output.standardOutput.contains("ok       rules: 1 rules in 1 files"))
             #expect(output.standardOutput.hasSuffix("everything TagRouter needs is in place\n"))
         }

@@ -11,6 +11,44 @@ import enum TestSupport.TagRouterBinary
 @Suite(.needsRoot, .timeLimit(.minutes(45))) struct EmulateCommandTests {
     let logger = Logger(label: "test")
 
+    /// `--show-feedback` (docs/cli.md, "tagrouter emulate"): the emulated reader answers the ACR122U's LED and
+    /// buzzer command as the firmware does, and prints what a real reader would have shown.
+    @Test func showFeedbackPrintsTheReadersSignals() async throws {
+        try await withPCSCD { pcscd in
+            let port = pcscd.vpcdPort(slot: 1)
+            async let run = TagRouterBinary.run(
+                [
+                    "emulate", "--uri", "https://example.com/door", "--vpcd", "127.0.0.1:\(port)", "--hold", "3s",
+                    "--show-feedback",
+                ],
+                environment: pcscd.environment)
+            let context = try await PCSCContext.establish(logger: logger)
+            let reader = pcscd.readerName(slot: 1)
+            try await waitForCard(in: reader, context: context, within: .seconds(5))
+            let connection = try await context.connect(to: reader)
+            // Red with a long beep, then three red blinks: the ACR122U answers 90 and its LED state (bit 0 red).
+            #expect(
+                try await connection.transmit([0xFF, 0x00, 0x40, 0x0D, 0x04, 0x05, 0x00, 0x01, 0x01]) == [0x90, 0x01])
+            #expect(
+                try await connection.transmit([0xFF, 0x00, 0x40, 0x5D, 0x04, 0x01, 0x01, 0x03, 0x00]) == [0x90, 0x01])
+            #expect(
+                try await connection.transmit([0xFF, 0x00, 0x48, 0x00, 0x00]) == Array("ACR122U215".utf8) + [
+                    0x90, 0x00,
+                ])
+            await connection.disconnect()
+            await context.release()
+            let output = try await run
+            #expect(output.status == 0, "\(output.standardError)")
+            #expect(
+                output.standardOutput
+                    == "presenting ntag213 on vpcd 127.0.0.1:\(port)\n"
+                    + "feedback: led=red beep=500ms×1 (FF 00 40 0D 04 05 00 01 01)\n"
+                    + "feedback: led=red blink=red×3 (FF 00 40 5D 04 01 01 03 00)\n"
+                    + "feedback: firmware-version (FF 00 48 00 00)\n"
+                    + "removed after 0 commands\nreader LEDs: red\n")
+        }
+    }
+
     @Test func emulatedNTAG213IsReadableThroughPcscdAndCountsTheCommands() async throws {
         try await withPCSCD { pcscd in
             let port = pcscd.vpcdPort(slot: 1)

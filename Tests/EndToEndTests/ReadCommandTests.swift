@@ -146,15 +146,23 @@ import enum TestSupport.TagRouterBinary
             try await waitUntilPcscdSeesACard(pcscd)
             let json = try await TagRouterBinary.run(["readers", "--json"], environment: pcscd.environment)
             #expect(json.status == 0, "\(json.standardError)")
+            // vpcd answers the ACR122U's LED and buzzer command through the emulated reader and has no escape
+            // command (docs/tags.md, "Reader feedback").
+            let feedback = #""feedback":{"family":"vpcd","ledAndBuzzer":true,"quietMode":false}"#
             #expect(
                 json.standardOutput
-                    == #"[{"reader":"Virtual PCD 00 00","tag":{"atr":"3B8F8001804F0CA0000003060300030000000068","#
-                    + #""tech":"type2","uid":"04A1B2C3D4E580"}},{"reader":"Virtual PCD 00 01","tag":null}]"# + "\n")
+                    == #"[{"# + feedback
+                    + #","reader":"Virtual PCD 00 00","tag":{"atr":"3B8F8001804F0CA0000003060300030000000068","#
+                    + #""tech":"type2","uid":"04A1B2C3D4E580"}},{"# + feedback
+                    + #","reader":"Virtual PCD 00 01","tag":null}]"#
+                    + "\n")
             let human = try await TagRouterBinary.run(["readers"], environment: pcscd.environment)
+            let support =
+                "  feedback: vpcd: LED and buzzer with a card; no escape command (no quiet mode, nothing without a card)\n"
             #expect(
                 human.standardOutput
                     == "Virtual PCD 00 00: type2 04A1B2C3D4E580 ATR 3B8F8001804F0CA0000003060300030000000068\n"
-                    + "Virtual PCD 00 01: no tag\n")
+                    + support + "Virtual PCD 00 01: no tag\n" + support)
             await presented.remove()
         }
     }

@@ -18,9 +18,33 @@ final class ScriptedCardReader: CardReader {
         var resets = 0
         var held: [String: CheckedContinuation<Void, Never>] = [:]
         var holding: Set<String> = []
+        var tapsEnded: [String] = []
     }
 
     private let state = Mutex(State())
+    /// The reader's own commands sent over each reader's tap connection, in order.
+    let channels = Mutex<[String: RecordingChannel]>([:])
+
+    /// The connection of `reader`'s taps (made on first use).
+    func channel(_ reader: String) -> RecordingChannel {
+        channels.withLock { channels in
+            if let known = channels[reader] { return known }
+            let channel = RecordingChannel()
+            channels[reader] = channel
+            return channel
+        }
+    }
+
+    /// The readers whose taps were ended, in order.
+    var tapsEnded: [String] { state.withLock { $0.tapsEnded } }
+
+    func tapConnection(reader: String) -> (any CardChannel)? {
+        channel(reader)
+    }
+
+    func endTap(reader: String, connection: (any CardChannel)?) {
+        state.withLock { $0.tapsEnded.append(reader) }
+    }
 
     /// Queues an answer for the next read on `reader`.
     func script(_ answer: Answer, on reader: String) {
@@ -73,5 +97,28 @@ final class ScriptedCardReader: CardReader {
 
     func reset() async {
         state.withLock { $0.resets += 1 }
+    }
+}
+
+/// A card connection that records the commands sent over it and answers each from a rule: `90 00` by default.
+final class RecordingChannel: CardChannel {
+    private let state = Mutex<(commands: [[UInt8]], marks: [Int])>(([], []))
+    /// How a command is answered; a thrown error is the card gone.
+    let answer = Mutex<@Sendable ([UInt8]) throws -> [UInt8]>({ _ in [0x90, 0x00] })
+    /// Called at each command; its value is kept beside it (how many actions had started, say).
+    let mark = Mutex<@Sendable () -> Int>({ 0 })
+
+    /// The commands sent, in order.
+    var commands: [[UInt8]] { state.withLock { $0.commands } }
+    /// What ``mark`` returned at each command.
+    var marks: [Int] { state.withLock { $0.marks } }
+
+    func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+        let marked = mark.withLock { $0 }()
+        state.withLock {
+            $0.commands.append(command)
+            $0.marks.append(marked)
+        }
+        return try answer.withLock { $0 }(command)
     }
 }
