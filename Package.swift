@@ -193,7 +193,8 @@ let package = Package(
         .testTarget(
             name: "tagrouterTests",
             dependencies: [
-                "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "TestSupport",
+                "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "StateStore",
+                "TestSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -284,7 +285,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StateStoreTests",
-            dependencies: ["StateStore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "StateStore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

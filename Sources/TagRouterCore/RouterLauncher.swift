@@ -71,6 +71,10 @@ public enum RouterLauncher {
                 worker = outboxWorker
                 services.append(outboxWorker)
                 services.append(OutboxGauge(outbox: opened, metrics: metrics, logger: logger))
+                services.append(
+                    HistoryPruner(
+                        database: opened, retention: { HistoryPruner.retention(store.ruleSet.history) },
+                        logger: logger))
             } catch {
                 printError("state directory \(settings.stateDirectory): \(error)")
                 return .stateUnavailable("\(error)")

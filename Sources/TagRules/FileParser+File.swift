@@ -2,7 +2,7 @@ import AASAPatterns
 import Yams
 
 extension FileParser {
-    static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt"]
+    static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt", "history"]
     static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown", "webhook", "timeZone"]
 
     /// Parses the whole file.
@@ -31,6 +31,9 @@ extension FileParser {
         }
         if let mqtt = byKey["mqtt"] {
             parseMQTTBlock(mqtt.value, keyNode: mqtt.keyNode)
+        }
+        if let history = byKey["history"] {
+            parseHistoryBlock(history.value, keyNode: history.keyNode)
         }
         guard let rulesEntry = byKey["rules"] else {
             error(root, "missing 'rules' (a list of rules)")

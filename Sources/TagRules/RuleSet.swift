@@ -11,6 +11,8 @@ public struct RuleSet: Sendable {
     public let mqtt: MQTTSettings?
     /// The enrolled tags of the tags file (docs/doors.md, "The tags file"); empty without one.
     public let tags: KnownTags
+    /// The `history:` block, if a file has one (docs/operations.md, "Retention of the history").
+    public internal(set) var history: HistorySettings?
     let index: RuleIndex
     /// The positions of the door rules, whose refusals are recorded.
     let doors: [Int]
