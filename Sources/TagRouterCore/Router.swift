@@ -72,6 +72,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     let metrics: RouterMetrics
     let logger: Logger
     let presentations = Mutex(Presentations())
+    /// The readers locked out by a rule's `lockout:`, and the refusals counted towards it.
+    let lockouts = Mutex(Lockouts())
     /// The presentations whose rules have an `on:` block, and their later events.
     let follower: PresentationFollower
     /// The rules folder, where `tagrouter learn` claims the readers it enrolls on (``LearnClaim``).
@@ -210,6 +212,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         // Before anything decides what to do with the tag: a verified message is spent once seen, whatever comes of
         // it (admitted, refused, held by learn), so a copy of it is worth nothing later.
         spendSUNCounter(&tag)
+        refuseIfLockedOut(&tag, reader: tap.reader)
         guard !tag.matches.isEmpty || tag.refusal != nil else { return .ignored(tag.tag) }
         if isHeldByLearn(tap.reader) { return .heldByLearn(tag.tag) }
         // The refusing rule's cooldown when a door rule refused the tag (the matched rules are `continue` ones).
@@ -266,6 +269,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             dispatch.presentationID = presentationID
         }
         if let refusal = tag.refusal {
+            countRefusal(refusal, reader: tap.reader)
             return .denied(tag.tag, rule: refusal.rule.name, reason: refusal.reason, dispatch)
         }
         return .dispatched(tag.tag, dispatch)
@@ -297,6 +301,40 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         } else if let refusal = tag.refusal, refusal.rule.requiresSUN {
             tag.refusal = Refusal(index: refusal.index, rule: refusal.rule, reason: .replay)
         }
+    }
+
+    /// When the reader is locked out (docs/doors.md, "Lockout"): the rule that locked it refuses the tag as
+    /// `locked-out`, whatever matched, and only the `continue: true` rules that are not doors still run. A lock
+    /// whose rule a reload removed, or left without `lockout:`, is lifted.
+    func refuseIfLockedOut(_ tag: inout ReadTag, reader: String) {
+        guard let lock = lockouts.withLock({ $0.lock(of: reader, now: configuration.now()) }) else { return }
+        let rules = pipeline.rules.ruleSet.rules
+        guard let index = rules.firstIndex(where: { $0.name == lock.rule && $0.lockout != nil }) else {
+            let kept = rules.compactMap { rule in rule.lockout.map { (rule.name, $0) } }
+            lockouts.withLock { $0.keep(Dictionary(kept, uniquingKeysWith: { first, _ in first })) }
+            return
+        }
+        tag.matches = tag.matches.filter { $0.rule.continues && !$0.rule.isDoor }
+        tag.refusal = Refusal(index: index, rule: rules[index], reason: .lockedOut)
+    }
+
+    /// Counts a refusal towards its rule's `lockout:` on the reader, and locks the reader when it is one too many
+    /// (logged as `reader.locked_out`, counted in `tagrouter_lockouts_total`).
+    func countRefusal(_ refusal: Refusal, reader: String) {
+        guard refusal.reason != .lockedOut, let lockout = refusal.rule.lockout else { return }
+        let now = configuration.now()
+        guard
+            lockouts.withLock({ $0.refused(reader: reader, rule: refusal.rule.name, lockout: lockout, now: now) })
+                != nil
+        else { return }
+        metrics.lockedOut(rule: refusal.rule.name)
+        logger.warning(
+            "reader.locked_out: the reader refuses every tag for the lockout's time",
+            metadata: [
+                "reader.name": "\(reader)", "rule.name": "\(refusal.rule.name)",
+                "lockout.after": "\(lockout.after)", "lockout.within": "\(DurationText.format(lockout.within))",
+                "lockout.for": "\(DurationText.format(lockout.duration))",
+            ])
     }
 
     /// Carries out a later event of a followed presentation and reports it (docs/rules.md, "Tags that stay on

@@ -21,6 +21,8 @@ public struct Rule: Sendable {
     /// When the rule's `open` actions ask the desktop first (`confirm:`, docs/rules.md, "Confirmation before
     /// open").
     public var confirm: OpenConfirmation = .untrusted
+    /// The rule's `lockout:` (docs/doors.md, "Lockout"); nil when it has none.
+    public var lockout: Lockout?
     /// The compiled conditions, behind one reference so that evaluating a candidate retains one object, not each
     /// of the conditions' arrays.
     private(set) var matcher: Matcher
