@@ -49,6 +49,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         /// Called at each ``PCSC/ReaderEvent/heartbeat``; the first one means the readers present are listed and
         /// watched (``ServiceNotifier/ready(status:)``).
         public var heartbeat: @Sendable () -> Void = {}
+        /// Where decisions on door readers go (docs/operations.md, "The decision stream"); nil: nowhere.
+        public var decisions: DecisionSink?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -102,7 +104,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.cardReader = cardReader
         self.pipeline = TapPipeline(cardReader: cardReader, rules: rules)
         self.dispatcher = Dispatcher(mode: dispatch, logger: logger, confirmer: confirmer)
-        self.reporter = TapReporter(metrics: metrics, history: history, logger: logger)
+        self.reporter = TapReporter(
+            metrics: metrics, history: history, logger: logger, decisions: configuration.decisions)
         self.metrics = metrics
         self.logger = logger
         self.follower = PresentationFollower(now: configuration.now)

@@ -108,6 +108,7 @@ public enum RouterLauncher {
             if ruleSet.mqtt?.discoveryPrefix != nil {
                 routerConfiguration.presenceChanged = { mqtt.presenceChanged($0, isPresent: $1) }
             }
+            routerConfiguration.decisions = decisionStream(mqtt, store: store, logger: logger)
         }
         let router = Router(
             configuration: routerConfiguration, events: watcher,

@@ -56,6 +56,13 @@ public struct RuleSet: Sendable {
         return loader.load(texts: files, directory: directory)
     }
 
+    /// Whether a door rule may decide taps on `reader`: its `reader` condition accepts the name, or it has none
+    /// (docs/operations.md, "The decision stream").
+    /// - Parameter reader: the reader name.
+    public func isDoorReader(_ reader: String) -> Bool {
+        doors.contains { rules[$0].conditions.reader?.matches(reader) ?? true }
+    }
+
     /// The rules that match an event now (see ``decide(_:at:)``).
     /// - Parameter event: the tag event.
     /// - Returns: the matched rules in order.

@@ -35,9 +35,10 @@ final class EmbeddedRouter: Sendable {
     ///   - dryRun: log actions instead of performing them.
     ///   - performer: the recording performer (one that hangs, for shutdown tests).
     ///   - acceptsReader: the reader filter.
+    ///   - decisions: where door decisions go.
     init(
         rules text: String, dryRun: Bool = false, performer: RecordingPerformer = RecordingPerformer(),
-        acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true }
+        acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true }, decisions: DecisionSink? = nil
     ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "embedded-router-\(UUID().uuidString)")
@@ -54,6 +55,7 @@ final class EmbeddedRouter: Sendable {
         var configuration = Router<AsyncStream<ReaderEvent>>.Configuration(
             acceptsReader: acceptsReader, now: { clock.now })
         configuration.stopEvents = { continuation.finish() }
+        configuration.decisions = decisions
         router = Router(
             configuration: configuration, events: stream,
             cardReader: cardReader, rules: rules, dispatch: dryRun ? .dryRun : .perform(performer), history: history,
