@@ -118,6 +118,21 @@ struct RetentionTests {
                 ).map { $0["detail"] as String }
             }
             #expect(plan.contains { $0.contains("taps_denied") }, "\(plan)")
+            // Pruning and time ranges walk `taps_time` (there since the first schema), never the whole table.
+            for query in [
+                "SELECT id FROM taps WHERE time < 5 ORDER BY time, id LIMIT 500",
+                "SELECT id FROM taps ORDER BY time, id LIMIT 500",
+                "SELECT * FROM taps WHERE time >= 1 AND time < 9 AND reader = 'r' ORDER BY time ASC, id ASC",
+            ] {
+                let steps = try DatabaseQueue(path: path).read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query).map { $0["detail"] as String }
+                }
+                #expect(
+                    steps.contains {
+                        $0.contains("USING INDEX taps_time") || $0.contains("USING COVERING INDEX taps_time")
+                    }, "\(query): \(steps)")
+                #expect(!steps.contains { $0.contains("USE TEMP B-TREE") }, "\(query): \(steps)")
+            }
         }
     }
 }
