@@ -44,8 +44,10 @@ enum HistoryExport {
         try database.recordTaps(batch)
         batch = []
         let generated = clock.duration(to: .now)
+        let size = try database.usedBytes()
         print(
-            "generated \(count) taps in \(seconds(generated)) s; database \(try database.usedBytes() / 1_048_576) MiB")
+            "generated \(count) taps in \(seconds(generated)) s; \(size / 1_048_576) MiB in use, "
+                + "\(size / Int64(count)) bytes a tap")
 
         let sink = open("/dev/null", O_WRONLY)
         var passed = true

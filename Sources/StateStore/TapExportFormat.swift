@@ -69,16 +69,38 @@ public enum TapExportFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     static func appendCSV(_ tap: TapRecord, to out: inout String) {
-        let cells: [String?] = [
-            Timestamp.rfc3339(tap.time), tap.reader, tap.uid, tap.tagName, tap.rule, tap.outcome.rawValue, tap.reason,
-            tap.uri, tap.detail, tap.eventID, tap.event, tap.presentationID,
-        ]
-        for (index, cell) in cells.enumerated() {
-            if index > 0 { out += "," }
-            if let cell { out += csvCell(cell) }
+        out += Timestamp.rfc3339(tap.time)
+        for cell in [tap.reader, tap.uid, tap.tagName, tap.rule, tap.outcome.rawValue, tap.reason] {
+            out += ","
+            if let cell { appendCSVCell(cell, to: &out) }
+        }
+        for cell in [tap.uri, tap.detail, tap.eventID, tap.event, tap.presentationID] {
+            out += ","
+            if let cell { appendCSVCell(cell, to: &out) }
         }
         out += "\r\n"
     }
+
+    /// Appends one cell: as it is when it is printable ASCII without a comma or a quote and does not begin like a
+    /// formula (one pass over its bytes), else through ``csvCell(_:)``.
+    static func appendCSVCell(_ text: String, to out: inout String) {
+        var isPlain = true
+        for byte in text.utf8
+        where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") {
+            isPlain = false
+            break
+        }
+        if isPlain, let first = text.utf8.first, !formulaStarts.contains(first) {
+            out += text
+        } else if isPlain, text.isEmpty {
+            return
+        } else {
+            out += csvCell(text)
+        }
+    }
+
+    /// The first bytes of a cell a spreadsheet takes for a formula: `=`, `+`, `-`, `@`, tab, carriage return.
+    static let formulaStarts: [UInt8] = Array("=+-@\t\r".utf8)
 
     /// One CSV cell: control characters escaped as on a terminal line (``PrintableText/line(_:escapingQuotes:)``),
     /// so a record stays on one line; a cell a spreadsheet would take for a formula (its first character `=`, `+`,
