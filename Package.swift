@@ -220,7 +220,8 @@ let package = Package(
         .testTarget(
             name: "tagrouterTests",
             dependencies: [
-                "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "TestSupport",
+                "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "StateStore",
+                "TestSupport",
             ],
             swiftSettings: swiftSettings
         ),

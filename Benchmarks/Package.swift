@@ -74,6 +74,16 @@ let package = Package(
             dependencies: [.product(name: "NFCTag", package: "TagRouter")],
             path: "WriteCommands"
         ),
+        // The audit trail over 1,000,000 generated taps: export rate and memory, pruning (swift run -c release
+        // HistoryExport); a plain executable that prints its figures and exits 1 when a target is missed.
+        .executableTarget(
+            name: "HistoryExport",
+            dependencies: [
+                .product(name: "StateStore", package: "TagRouter"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "HistoryExport"
+        ),
         .executableTarget(
             name: "MQTTBenchmarks",
             dependencies: [

@@ -64,6 +64,26 @@ public enum Terminal {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
+    /// Writes `text` whole to standard output, retrying after a short write (an export streams through this).
+    /// - Parameter text: the text.
+    /// - Throws: ``CommandFailure`` when standard output cannot be written (a closed pipe, a full disk).
+    public static func write(_ text: String) throws {
+        var text = text
+        try text.withUTF8 { bytes in
+            guard var next = bytes.baseAddress else { return }
+            var left = bytes.count
+            while left > 0 {
+                let written = Foundation.write(1, next, left)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw CommandFailure("cannot write to standard output: \(String(cString: strerror(errno)))")
+                }
+                next += written
+                left -= written
+            }
+        }
+    }
+
     /// Writes one line to standard error.
     /// - Parameter line: the line, without its newline.
     public static func printError(_ line: String) {

@@ -10,14 +10,15 @@ import Synchronization
 /// one. The rows hold what a retry needs to sign and send the request unchanged, including the rule's secret and
 /// headers (which may carry tokens): the directory is created mode 0700 and the database file 0600.
 public final class StateDatabase: Sendable {
-    /// The default number of finished deliveries, and of taps, kept for `tagrouter history`.
+    /// The default number of finished deliveries kept for `tagrouter history` (taps are kept by
+    /// ``HistoryRetention``).
     public static let defaultRetention = 10_000
 
     /// The state directory.
     public let directory: String
     /// The database file.
     public let path: String
-    /// How many finished deliveries, and how many taps, are kept.
+    /// How many finished deliveries are kept.
     public let retention: Int
     let pool: DatabasePool
     /// The most connections that read at once (the outbox's due rows, the gauge, the association cache, a
@@ -34,7 +35,7 @@ public final class StateDatabase: Sendable {
     /// Opens (creating and migrating if needed) the state database in `directory`.
     /// - Parameters:
     ///   - directory: the state directory; created (0700) if missing, made 0700 if wider.
-    ///   - retention: how many finished deliveries and taps to keep.
+    ///   - retention: how many finished deliveries to keep.
     ///   - busyTimeout: how long a write waits for another process's write (`tagrouter history` only reads).
     ///   - movesCorruptFileAside: when the file is corrupt (SQLite's `SQLITE_CORRUPT` or `SQLITE_NOTADB` on opening
     ///     or migrating, or a `PRAGMA quick_check` that finds a problem), move it aside with its `-wal` and `-shm`
@@ -198,6 +199,11 @@ public final class StateDatabase: Sendable {
                         PRIMARY KEY (key_set, uid)
                     )
                     """)
+        }
+        migrator.registerMigration("history-retention") { db in
+            // `history --denied` walks the refusals alone, newest first, however long the history kept
+            // (docs/operations.md, "Retention of the history"); pruning and time ranges use `taps_time`.
+            try db.execute(sql: "CREATE INDEX taps_denied ON taps (time, id) WHERE outcome = 'denied'")
         }
         return migrator
     }

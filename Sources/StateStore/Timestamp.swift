@@ -18,6 +18,29 @@ public enum Timestamp {
         let millis = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
+        let year = Int(parts.tm_year) + 1900
+        if (0...9999).contains(year) {
+            // Written byte by byte: no intermediate strings (`history --format` writes one per tap).
+            let fields = [
+                (year, 4), (Int(parts.tm_mon) + 1, 2), (Int(parts.tm_mday), 2), (Int(parts.tm_hour), 2),
+                (Int(parts.tm_min), 2), (Int(parts.tm_sec), 2), (millis, 3),
+            ]
+            let separators: [UInt8] = Array("--T::.Z".utf8)
+            return String(unsafeUninitializedCapacity: 24) { buffer in
+                var index = 0
+                for (position, (value, width)) in fields.enumerated() {
+                    var rest = value
+                    for digit in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[index + digit] = UInt8(ascii: "0") + UInt8(rest % 10)
+                        rest /= 10
+                    }
+                    index += width
+                    buffer[index] = separators[position]
+                    index += 1
+                }
+                return index
+            }
+        }
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text

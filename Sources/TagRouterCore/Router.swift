@@ -52,6 +52,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         /// Called at each ``PCSC/ReaderEvent/heartbeat``; the first one means the readers present are listed and
         /// watched (``ServiceNotifier/ready(status:)``).
         public var heartbeat: @Sendable () -> Void = {}
+        /// Where decisions on door readers go (docs/operations.md, "The decision stream"); nil: nowhere.
+        public var decisions: DecisionSink?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -75,6 +77,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     let metrics: RouterMetrics
     let logger: Logger
     let presentations = Mutex(Presentations())
+    /// The readers locked out by a rule's `lockout:`, and the refusals counted towards it.
+    let lockouts = Mutex(Lockouts())
     /// The presentations whose rules have an `on:` block, and their later events.
     let follower: PresentationFollower
     /// The claim `tagrouter learn` puts in the rules folder on the readers it enrolls on (``LearnClaim``).
@@ -106,7 +110,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.cardReader = cardReader
         self.pipeline = TapPipeline(cardReader: cardReader, rules: rules)
         self.dispatcher = Dispatcher(mode: dispatch, logger: logger, confirmer: confirmer)
-        self.reporter = TapReporter(metrics: metrics, history: history, logger: logger)
+        self.reporter = TapReporter(
+            metrics: metrics, history: history, logger: logger, decisions: configuration.decisions)
         self.metrics = metrics
         self.logger = logger
         self.follower = PresentationFollower(now: configuration.now)
@@ -264,6 +269,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         // Before anything decides what to do with the tag: a verified message is spent once seen, whatever comes of
         // it (admitted, refused, held by learn), so a copy of it is worth nothing later.
         spendSUNCounter(&tag)
+        refuseIfLockedOut(&tag, reader: tap.reader)
         guard !tag.matches.isEmpty || tag.refusal != nil else { return .ignored(tag.tag) }
         if isHeldByLearn(tap.reader) { return .heldByLearn(tag.tag) }
         // The refusing rule's cooldown when a door rule refused the tag (the matched rules are `continue` ones).
@@ -333,6 +339,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             dispatch.presentationID = presentationID
         }
         if let refusal = tag.refusal {
+            countRefusal(refusal, reader: tap.reader)
             return .denied(tag.tag, rule: refusal.rule.name, reason: refusal.reason, dispatch)
         }
         return .dispatched(tag.tag, dispatch)
@@ -379,6 +386,40 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         } else if let refusal = tag.refusal, refusal.rule.requiresSUN {
             tag.refusal = Refusal(index: refusal.index, rule: refusal.rule, reason: .replay)
         }
+    }
+
+    /// When the reader is locked out (docs/doors.md, "Lockout"): the rule that locked it refuses the tag as
+    /// `locked-out`, whatever matched, and only the `continue: true` rules that are not doors still run. A lock
+    /// whose rule a reload removed, or left without `lockout:`, is lifted.
+    func refuseIfLockedOut(_ tag: inout ReadTag, reader: String) {
+        guard let lock = lockouts.withLock({ $0.lock(of: reader, now: configuration.now()) }) else { return }
+        let rules = pipeline.rules.ruleSet.rules
+        guard let index = rules.firstIndex(where: { $0.name == lock.rule && $0.lockout != nil }) else {
+            let kept = rules.compactMap { rule in rule.lockout.map { (rule.name, $0) } }
+            lockouts.withLock { $0.keep(Dictionary(kept, uniquingKeysWith: { first, _ in first })) }
+            return
+        }
+        tag.matches = tag.matches.filter { $0.rule.continues && !$0.rule.isDoor }
+        tag.refusal = Refusal(index: index, rule: rules[index], reason: .lockedOut)
+    }
+
+    /// Counts a refusal towards its rule's `lockout:` on the reader, and locks the reader when it is one too many
+    /// (logged as `reader.locked_out`, counted in `tagrouter_lockouts_total`).
+    func countRefusal(_ refusal: Refusal, reader: String) {
+        guard refusal.reason != .lockedOut, let lockout = refusal.rule.lockout else { return }
+        let now = configuration.now()
+        guard
+            lockouts.withLock({ $0.refused(reader: reader, rule: refusal.rule.name, lockout: lockout, now: now) })
+                != nil
+        else { return }
+        metrics.lockedOut(rule: refusal.rule.name)
+        logger.warning(
+            "reader.locked_out: the reader refuses every tag for the lockout's time",
+            metadata: [
+                "reader.name": "\(reader)", "rule.name": "\(refusal.rule.name)",
+                "lockout.after": "\(lockout.after)", "lockout.within": "\(DurationText.format(lockout.within))",
+                "lockout.for": "\(DurationText.format(lockout.duration))",
+            ])
     }
 
     /// Carries out a later event of a followed presentation and reports it (docs/rules.md, "Tags that stay on

@@ -26,4 +26,29 @@ extension RouterLauncher {
             settings: settings, database: outbox, configuration: configuration, logger: logger,
             onConnectionChange: { metrics.mqttConnected.record($0 ? 1 : 0) })
     }
+
+    /// The decision stream (docs/operations.md, "The decision stream"): while the rules in force have
+    /// `decisions: true` in their `mqtt:` block, each decision on a door reader is a QoS 1 publication to
+    /// `<topicPrefix>/decisions` (the publisher's prefix), written to the outbox on the tap's thread like an `mqtt`
+    /// action, so it survives a restart or a broker outage.
+    static func decisionStream(_ mqtt: MQTTPublisher, store: RuleStore, logger: Logger) -> DecisionSink {
+        let topic = mqtt.settings.topicPrefix + "/decisions"
+        return DecisionSink(
+            wants: { reader in
+                let rules = store.ruleSet
+                return rules.mqtt?.publishesDecisions == true && rules.isDoorReader(reader)
+            },
+            publish: { decision in
+                let publication = MQTTPublication(
+                    topic: topic, payload: decision.json(), qos: 1, eventID: decision.eventID,
+                    rule: decision.rule ?? "-")
+                do {
+                    _ = try mqtt.enqueue(publication)
+                } catch {
+                    logger.warning(
+                        "decision.enqueue_failed: the decision is not published",
+                        metadata: ["reader.name": "\(decision.reader)", "error": "\(error)"])
+                }
+            })
+    }
 }

@@ -71,6 +71,10 @@ public enum RouterLauncher {
                 worker = outboxWorker
                 services.append(outboxWorker)
                 services.append(OutboxGauge(outbox: opened, metrics: metrics, logger: logger))
+                services.append(
+                    HistoryPruner(
+                        database: opened, retention: { HistoryPruner.retention(store.ruleSet.history) },
+                        logger: logger))
             } catch {
                 printError("state directory \(settings.stateDirectory): \(error)")
                 return .stateUnavailable("\(error)")
@@ -104,6 +108,7 @@ public enum RouterLauncher {
             if ruleSet.mqtt?.discoveryPrefix != nil {
                 routerConfiguration.presenceChanged = { mqtt.presenceChanged($0, isPresent: $1) }
             }
+            routerConfiguration.decisions = decisionStream(mqtt, store: store, logger: logger)
         }
         let router = Router(
             configuration: routerConfiguration, events: watcher,

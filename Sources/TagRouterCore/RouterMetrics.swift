@@ -80,6 +80,13 @@ public struct RouterMetrics: Sendable {
             .increment()
     }
 
+    /// Counts a reader locked out by a rule's `lockout:` (`tagrouter_lockouts_total{rule}`; docs/doors.md,
+    /// "Lockout"). Its refusals meanwhile count in `tagrouter_denied_total{reason="locked-out"}`.
+    /// - Parameter rule: the rule whose refusals locked the reader.
+    func lockedOut(rule: String) {
+        Counter(label: "tagrouter_lockouts_total", dimensions: [("rule", rule)], factory: factory).increment()
+    }
+
     /// Counts a rule whose templates failed to render: kind `render`, outcome `failed`.
     func renderFailed() {
         action(kind: "render", outcome: ActionOutcome.Label.failed.rawValue)

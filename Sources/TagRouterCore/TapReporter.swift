@@ -11,21 +11,30 @@ public struct TapReporter: Sendable {
     let metrics: RouterMetrics
     let history: (any TapHistory)?
     let logger: Logger
+    /// Where door decisions go; nil: nowhere.
+    let decisions: DecisionSink?
 
     /// Creates a reporter.
     /// - Parameters:
     ///   - metrics: the router metrics.
     ///   - history: where taps are recorded; `nil` records nothing (dry run).
     ///   - logger: where taps are logged.
-    public init(metrics: RouterMetrics, history: (any TapHistory)?, logger: Logger) {
+    ///   - decisions: where door decisions go (docs/operations.md, "The decision stream"); nil: nowhere.
+    public init(
+        metrics: RouterMetrics, history: (any TapHistory)?, logger: Logger, decisions: DecisionSink? = nil
+    ) {
         self.metrics = metrics
         self.history = history
         self.logger = logger
+        self.decisions = decisions
     }
 
-    /// Logs, counts and records one tap.
+    /// Logs, counts and records one tap, and hands a decision on a door reader to the decision stream.
     /// - Parameter outcome: how the tap ended.
     public func report(_ outcome: TapOutcome) {
+        if let decisions, let decision = DoorDecision(outcome), decisions.wants(decision.reader) {
+            decisions.publish(decision)
+        }
         if !outcome.isLaterEvent { metrics.taps.increment() }
         var logger = self.logger
         switch outcome {

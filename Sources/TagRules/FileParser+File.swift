@@ -3,7 +3,7 @@ import WebhookTarget
 import Yams
 
 extension FileParser {
-    static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt", "readers"]
+    static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt", "readers", "history"]
     static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown", "webhook", "timeZone"]
 
     /// Parses the whole file.
@@ -35,6 +35,9 @@ extension FileParser {
         }
         if let readers = byKey["readers"] {
             parseReaders(readers.value)
+        }
+        if let history = byKey["history"] {
+            parseHistoryBlock(history.value, keyNode: history.keyNode)
         }
         guard let rulesEntry = byKey["rules"] else {
             error(root, "missing 'rules' (a list of rules)")

@@ -4,7 +4,7 @@ import Yams
 
 extension FileParser {
     static let mqttKeys = [
-        "url", "username", "password", "clientId", "topicPrefix", "tls", "keepAlive", "homeAssistant",
+        "url", "username", "password", "clientId", "topicPrefix", "tls", "keepAlive", "homeAssistant", "decisions",
     ]
     static let mqttTLSKeys = ["ca", "cert", "key"]
     static let mqttActionKeys = ["topic", "payload", "qos", "retain", "retryFor"]
@@ -74,6 +74,8 @@ extension FileParser {
                 }
             case "homeAssistant":
                 settings.discoveryPrefix = parseHomeAssistant(item.value)
+            case "decisions":
+                settings.publishesDecisions = bool(item.value, "'decisions'") ?? false
             default:
                 break
             }

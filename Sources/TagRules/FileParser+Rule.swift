@@ -6,7 +6,7 @@ import Yams
 extension FileParser {
     static let ruleKeys = [
         "name", "description", "match", "run", "open", "webhook", "actions", "continue", "cooldown", "caseSensitive",
-        "percentEncoded", "mqtt", "on", "when", "timeZone", "denied", "confirm", "feedback",
+        "percentEncoded", "mqtt", "on", "when", "timeZone", "denied", "confirm", "feedback", "lockout",
     ]
 
     /// Parses one rule; nil (after diagnostics) if it is invalid.
@@ -52,6 +52,7 @@ extension FileParser {
         var denied: [Action]?
         var confirm = OpenConfirmation.untrusted
         var feedback: FeedbackPlan?
+        var lockout: Lockout?
         for item in items {
             switch item.key {
             case "match":
@@ -76,6 +77,8 @@ extension FileParser {
                 timeZone = parseTimeZone(item.value)
             case "denied":
                 denied = parseDenied(item.value, context: context)
+            case "lockout":
+                lockout = parseLockout(item.value, context: context)
             case "confirm":
                 if let (text, display) = string(item.value, "'confirm'") {
                     if let value = OpenConfirmation(rawValue: text) {
@@ -95,6 +98,12 @@ extension FileParser {
         if !hasActionKey {
             error(node, "rule '\(name)' has no action (add 'run', 'open', 'webhook', 'mqtt' or 'actions')")
         }
+        let isDoor = conditions.map { $0.tags != nil || $0.sun != nil } == true || windows != nil || denied != nil
+        if let lockoutItem = items.first(where: { $0.key == "lockout" }), conditions != nil, !isDoor {
+            error(
+                lockoutItem.keyNode,
+                "'lockout' needs a door rule, one that refuses tags ('tags', 'when', 'sun' or 'denied') \(context)")
+        }
         let errorsAfter = diagnostics.count { $0.severity == .error }
         guard errorsAfter == errorsBefore, var conditions else { return nil }
         if conditions.allowedSchemes == nil {
@@ -108,7 +117,7 @@ extension FileParser {
         conditions.live?.rule = name
         conditions.calendar = .wallClock(in: timeZone ?? defaultTimeZone ?? .current)
         conditions.schedule = windows.map { Schedule(windows: $0, calendar: conditions.calendar) }
-        conditions.isDoor = conditions.tags != nil || windows != nil || denied != nil || conditions.sun != nil
+        conditions.isDoor = isDoor
         if let zoneItem = items.first(where: { $0.key == "timeZone" }), windows == nil, conditions.tags == nil {
             warning(zoneItem.keyNode, "'timeZone' has no effect without 'when' or 'tags' \(context)")
         }
@@ -124,6 +133,7 @@ extension FileParser {
             cooldown: cooldown, conditions: conditions, on: on, denied: denied)
         rule.confirm = confirm
         rule.feedback = feedback
+        rule.lockout = lockout
         return rule
     }
 

@@ -50,6 +50,12 @@ final class FileParser {
     var knownMQTT: SourceLocation?
     /// This file's `mqtt:` block.
     var mqttSettings: MQTTSettings?
+    // History (docs/operations.md, "Retention of the history").
+    /// Where the rule set's `history:` block is, if an earlier file (or this one) has one.
+    var knownHistory: SourceLocation?
+    /// This file's `history:` block.
+    var historySettings: HistorySettings?
+
     /// One diagnostic per `mqtt` action, reported by the loader if the rule set has no `mqtt:` block.
     var mqttActionSites: [Diagnostic] = []
 

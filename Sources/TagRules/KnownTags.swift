@@ -191,6 +191,8 @@ public enum DenialReason: String, Sendable, Hashable, CaseIterable, Encodable {
     case replay
     /// `sun`: the URI holds no SUN message the rule can read (items missing, not hex, LRP mode).
     case notSUN = "not-sun"
+    /// The reader is locked out: a rule's `lockout:` counted too many refusals on it (docs/doors.md, "Lockout").
+    case lockedOut = "locked-out"
 
     /// How strongly the refusal concerns the tag: a reason about a tag the rule lists beats `not-listed`, which
     /// beats `unknown-tag` (the one recorded when several rules refuse).

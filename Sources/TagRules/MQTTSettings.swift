@@ -35,6 +35,12 @@ public struct MQTTSettings: Sendable, Hashable {
     public var discoveryPrefix: String?
     /// Where the block is written.
     public var location: SourceLocation
+    /// Whether every decision on a door reader is published to ``decisionsTopic`` (`decisions: true`;
+    /// docs/operations.md, "The decision stream").
+    public var publishesDecisions = false
+
+    /// The decision stream's topic: `<topicPrefix>/decisions`.
+    public var decisionsTopic: String { topicPrefix + "/decisions" }
 
     /// The client id as Home Assistant's discovery topics can carry it (their node id matches
     /// `[a-zA-Z0-9_-]+`): every other character, such as the `.` of `shelf.pi`, becomes `_`.

@@ -25,6 +25,8 @@ public struct Rule: Sendable {
     /// The rule's `feedback:`: the signals that replace its reader's for the taps it decides (docs/rules.md,
     /// "`readers:`: what the reader shows"); nil when it has none.
     public var feedback: FeedbackPlan?
+    /// The rule's `lockout:` (docs/doors.md, "Lockout"); nil when it has none.
+    public var lockout: Lockout?
     /// The compiled conditions, behind one reference so that evaluating a candidate retains one object, not each
     /// of the conditions' arrays.
     private(set) var matcher: Matcher

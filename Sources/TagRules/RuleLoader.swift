@@ -15,6 +15,9 @@ struct RuleLoader {
     /// Where the first `mqtt:` block is, valid or not.
     private var mqttLocation: SourceLocation?
     private var mqttActionSites: [Diagnostic] = []
+    /// The `history:` block, and where the first one is, valid or not.
+    private var history: HistorySettings?
+    private var historyLocation: SourceLocation?
     /// The enrolled tags of the tags file.
     private var tags = KnownTags()
     /// Every file's `readers:` entries, in load order.
@@ -113,11 +116,12 @@ struct RuleLoader {
         } else if mqttLocation == nil {
             diagnostics += mqttActionSites
         }
+        var ruleSet =
+            diagnostics.containsErrors
+            ? nil : RuleSet(rules: rules, files: files, mqtt: mqtt, tags: tags, readers: readers)
+        ruleSet?.history = history
         return LoadResult(
-            ruleSet: diagnostics.containsErrors
-                ? nil
-                : RuleSet(
-                    rules: rules, files: files, mqtt: mqtt, tags: tags, readers: readers),
+            ruleSet: ruleSet,
             diagnostics: diagnostics, fileCount: files.count, ruleCount: ruleCount)
     }
 
@@ -126,12 +130,15 @@ struct RuleLoader {
         let parser = FileParser(
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
         parser.knownMQTT = mqttLocation
+        parser.knownHistory = historyLocation
         parser.enrolledNames = tags.namesAndGroups
         parser.readerNames = readerNames
         read(text, into: parser, parse: parser.parseFile)
         knownNames = parser.knownNames
         mqtt = mqtt ?? parser.mqttSettings
         mqttLocation = parser.knownMQTT
+        history = history ?? parser.historySettings
+        historyLocation = parser.knownHistory
         mqttActionSites += parser.mqttActionSites
         ruleCount += parser.ruleCount
         readers += parser.readers

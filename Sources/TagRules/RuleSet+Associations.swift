@@ -39,8 +39,9 @@ extension RuleSet {
             copy.setConditions(conditions)
             return copy
         }
-        return RuleSet(
-            rules: updated, files: self.files, mqtt: mqtt, tags: tags, readers: readers, index: index)
+        var copy = RuleSet(rules: updated, files: self.files, mqtt: mqtt, tags: tags, readers: readers, index: index)
+        copy.history = history
+        return copy
     }
 
     /// Why a fetched file cannot be used by a rule of this set for `domain`, or nil when every rule can use it:

@@ -13,6 +13,8 @@ public struct RuleSet: Sendable {
     public let tags: KnownTags
     /// The `readers:` entries of every file, in load order (docs/rules.md, "`readers:`: what the reader shows").
     public let readers: [ReaderSettings]
+    /// The `history:` block, if a file has one (docs/operations.md, "Retention of the history").
+    public internal(set) var history: HistorySettings?
     let index: RuleIndex
     /// The positions of the door rules, whose refusals are recorded.
     let doors: [Int]
@@ -62,6 +64,13 @@ public struct RuleSet: Sendable {
     ) -> LoadResult {
         var loader = RuleLoader(environment: environment)
         return loader.load(texts: files, directory: directory)
+    }
+
+    /// Whether a door rule may decide taps on `reader`: its `reader` condition accepts the name, or it has none
+    /// (docs/operations.md, "The decision stream").
+    /// - Parameter reader: the reader name.
+    public func isDoorReader(_ reader: String) -> Bool {
+        doors.contains { rules[$0].conditions.reader?.matches(reader) ?? true }
     }
 
     /// The rules that match an event now (see ``decide(_:at:)``).

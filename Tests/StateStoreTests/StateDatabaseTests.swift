@@ -97,20 +97,6 @@ struct StateDatabaseTests {
         }
     }
 
-    @Test("retention keeps the newest taps")
-    func retention() async throws {
-        try await TestEnvironment.withTemporaryDirectory { directory in
-            let outbox = try StateDatabase(directory: directory, retention: 5, logger: TestEnvironment.logger)
-            let base = Date(timeIntervalSince1970: 1_700_000_000)
-            for index in 0..<300 {
-                try outbox.recordTap(TapRecord(time: base + Double(index), reader: "R\(index)", outcome: .matched))
-            }
-            try outbox.prune()
-            let taps = try outbox.history(limit: 100).taps
-            #expect(taps.map(\.reader) == ["R299", "R298", "R297", "R296", "R295"])
-        }
-    }
-
     @Test("the default state directory follows root / XDG_STATE_HOME / HOME")
     func defaultStateDirectory() {
         #expect(StateDirectory.defaultPath(environment: ["XDG_STATE_HOME": "/x"], isRoot: true) == "/var/lib/tagrouter")

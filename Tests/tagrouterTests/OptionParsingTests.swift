@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RouterCommands
+import StateStore
 import Testing
 
 @testable import tagrouter
@@ -66,6 +67,32 @@ import Testing
 
     @Test func historyLimitIsPositive() {
         #expect(throws: (any Error).self) { try HistoryCommand.parse(["--limit", "0"]) }
-        #expect((try? HistoryCommand.parse(["--limit", "3"]))?.limit.value == 3)
+        #expect((try? HistoryCommand.parse(["--limit", "3"]))?.limit?.value == 3)
+    }
+
+    @Test(arguments: [
+        ["--since", "yesterday"], ["--since", "2026-11-29T10:00:00"], ["--until", "2h ago"], ["--format", "xml"],
+        ["--outcome", "opened"], ["--json", "--format", "csv"],
+    ])
+    func historyRefuses(arguments: [String]) {
+        #expect(throws: (any Error).self) { try HistoryCommand.parse(arguments) }
+    }
+
+    @Test func historyParsesTimesSpansAndFilters() throws {
+        let command = try HistoryCommand.parse([
+            "--since", "2026-11-29T10:00:00+01:00", "--until", "2h", "--reader", "Front door", "--rule", "door",
+            "--tag", "04:a1:b2", "--outcome", "denied", "--outcome", "failed", "--format", "csv",
+        ])
+        #expect(
+            command.since == .instant(Date(timeIntervalSince1970: 1_795_942_800), written: "2026-11-29T10:00:00+01:00"))
+        #expect(command.until?.date(now: Date(timeIntervalSince1970: 10_000)) == Date(timeIntervalSince1970: 2800))
+        #expect(command.format == .csv)
+        #expect(command.outcome.map(\.description) == ["denied", "failed"])
+        #expect(command.limit == nil)
+        var query = HistoryListing.Query()
+        query.tag = command.tag
+        let filter = query.filter(now: Date())
+        #expect(filter.uid == "04A1B2")
+        #expect(filter.tagName == "04:a1:b2")
     }
 }

@@ -37,10 +37,11 @@ final class EmbeddedRouter: Sendable {
     ///   - acceptsReader: the reader filter.
     ///   - environment: what `${NAME}` in the rules reads (a `sun` rule's keys).
     ///   - sunCounters: where verified SUN messages' counters are spent; nil spends none.
+    ///   - decisions: where door decisions go.
     init(
         rules text: String, dryRun: Bool = false, performer: RecordingPerformer = RecordingPerformer(),
         acceptsReader: @escaping @Sendable (String) -> Bool = { _ in true }, environment: [String: String] = [:],
-        sunCounters: (any SUNCounterStore)? = nil
+        sunCounters: (any SUNCounterStore)? = nil, decisions: DecisionSink? = nil
     ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "embedded-router-\(UUID().uuidString)")
@@ -59,6 +60,7 @@ final class EmbeddedRouter: Sendable {
         var configuration = Router<AsyncStream<ReaderEvent>>.Configuration(
             acceptsReader: acceptsReader, now: { clock.now })
         configuration.stopEvents = { continuation.finish() }
+        configuration.decisions = decisions
         router = Router(
             configuration: configuration, events: stream,
             cardReader: cardReader, rules: rules, dispatch: dryRun ? .dryRun : .perform(performer), history: history,
