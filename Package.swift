@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "WebhookRetry", targets: ["WebhookRetry"]),
         .library(name: "VirtualTag", targets: ["VirtualTag"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
+        .library(name: "FleetBundle", targets: ["FleetBundle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -118,6 +119,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Signed bundles of rules (docs/fleet.md): packing, verifying (Ed25519) and fetching them (AsyncHTTPClient).
+        .target(
+            name: "FleetBundle",
+            dependencies: [
+                "Deadline",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Work raced against a clock (withDeadline), standard library only.
         .target(name: "Deadline", swiftSettings: swiftSettings),
         // Work done every so often by a service, stopped at graceful shutdown, and the wakeup a service sleeps on:
@@ -133,7 +147,7 @@ let package = Package(
             name: "TagRouterCore",
             dependencies: [
                 "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagActions", "StateStore", "LiveAssociations",
-                "CSystemd", .product(name: "Logging", package: "swift-log"),
+                "CSystemd", "FleetBundle", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -151,7 +165,7 @@ let package = Package(
             name: "RouterCommands",
             dependencies: [
                 "NDEF", "NFCTag", "PCSC", "TagRules", "TagActions", "TagRouterCore", "VirtualTag", "StateStore",
-                "LiveAssociations",
+                "LiveAssociations", "FleetBundle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -222,7 +236,7 @@ let package = Package(
             name: "TagRouterCoreTests",
             dependencies: [
                 "TagRouterCore", "RouterCommands", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "PeriodicWork",
-                "StateStore", "LiveAssociations", "TestSupport",
+                "StateStore", "LiveAssociations", "TestSupport", "FleetBundle",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
@@ -238,7 +252,7 @@ let package = Package(
             dependencies: [
                 "PCSC", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport", "HTTPTestSupport",
                 "MQTTClient",
-                "MQTTTestSupport",
+                "MQTTTestSupport", "FleetBundle",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -280,6 +294,11 @@ let package = Package(
                 "MQTTClient", "MQTTTestSupport", "TestSupport", "HTTPTestSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetBundleTests",
+            dependencies: ["FleetBundle", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
