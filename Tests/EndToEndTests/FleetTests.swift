@@ -8,8 +8,8 @@ import Testing
 import VirtualTag
 
 /// Many doors, one list (docs/fleet.md), with real processes: a private pcscd with two virtual readers, three
-/// routers (two doors, each on a reader of its own, and a host with no reader), and a real HTTP server on
-/// 127.0.0.1 serving signed bundles. A tag enrolled in the bundle opens both doors; a bundle signed by another
+/// routers (two doors, each on a reader of its own, and a host with no reader), and a real HTTPS server on
+/// 127.0.0.1 (a private CA the hosts trust through `TAGROUTER_BUNDLE_CA`) serving signed bundles. A tag enrolled in the bundle opens both doors; a bundle signed by another
 /// key, altered, older, or with a check error is refused by every host with its reason, and the previous rules
 /// stay in force; a host restarted with its source gone runs the bundle it kept.
 @Suite(.serialized, .timeLimit(.minutes(45))) struct FleetTests {
@@ -83,8 +83,14 @@ import VirtualTag
                     packing: Self.folder(output: output, tags: [("bob", [0x04, 1, 2, 3, 4, 5, 6])]), version: 1,
                     created: Date(), key: key
                 ).data)
-            let server = try await HTTPTestServer.start { request, _ in served.answer(request) }
-            let url = "http://127.0.0.1:\(server.port)/fleet.trb"
+            // HTTPS with a private CA, which the hosts trust through TAGROUTER_BUNDLE_CA.
+            let authority = try TestCertificateAuthority.make()
+            defer { authority.remove() }
+            let server = try await HTTPTestServer.start(tls: try authority.issue(for: "localhost")) { request, _ in
+                served.answer(request)
+            }
+            let url = "https://localhost:\(server.port)/fleet.trb"
+            let environment = pcscd.environment.merging(["TAGROUTER_BUNDLE_CA": authority.certificate]) { $1 }
 
             var hosts: [Host] = []
             for (index, reader) in [pcscd.readerName(slot: 0), pcscd.readerName(slot: 1), "no such reader"].enumerated()
@@ -98,7 +104,7 @@ import VirtualTag
                     "--log-level", "debug",
                 ]
                 let router = try RouterProcess(
-                    arguments: arguments, environment: pcscd.environment, directory: directory)
+                    arguments: arguments, environment: environment, directory: directory)
                 hosts.append(Host(name: "host\(index)", directory: directory, arguments: arguments, router: router))
             }
             defer { for host in hosts { host.router.kill() } }
@@ -167,7 +173,7 @@ import VirtualTag
             // The source gone, a restarted host runs the bundle it kept.
             try await server.stop()
             try await hosts[1].router.terminate()
-            hosts[1] = try hosts[1].restart(environment: pcscd.environment)
+            hosts[1] = try hosts[1].restart(environment: environment)
             try await hosts[1].router.waitForLog("bundle.restored bundle.sha256=")
             try await hosts[1].router.waitForLog("bundle.fetch_failed")
             try await hosts[1].router.waitForLog("watching 1 reader")
