@@ -5,7 +5,7 @@ public import ServiceLifecycle
 import UnixSignals
 
 /// Polls the bundle sources (docs/fleet.md, "Sources"): every interval, and at once on SIGHUP; each bundle fetched
-/// is handed to the ``BundleKeeper``. A source that cannot be reached is logged and tried again at the next poll;
+/// is handed to the ``BundleKeeper``, once per content (SIGHUP considers every bundle again). A source that cannot be reached is logged and tried again at the next poll;
 /// the rules in force stay.
 public struct BundleUpdater: Service, CustomStringConvertible {
     let sources: [BundleSource]
@@ -43,6 +43,13 @@ public struct BundleUpdater: Service, CustomStringConvertible {
 
         func etag(_ source: BundleSource) -> String? { etags[source] }
 
+        /// Forgets every answer, so that the next poll fetches each bundle in full and considers it again (a bundle
+        /// refused for a conflict with the overlay is taken once the overlay is fixed).
+        func forget() {
+            etags = [:]
+            digests = [:]
+        }
+
         /// Records what a source answered; returns whether it differs from its last answer.
         func record(_ source: BundleSource, etag: String?, digest: String) -> Bool {
             etags[source] = etag
@@ -59,6 +66,7 @@ public struct BundleUpdater: Service, CustomStringConvertible {
             group.addTask {
                 for await _ in signals.cancelOnGracefulShutdown() {
                     logger.info("bundle.poll_requested", metadata: ["reason": "SIGHUP"])
+                    await seen.forget()
                     await pollAll(seen)
                 }
             }

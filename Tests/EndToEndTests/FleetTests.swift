@@ -165,6 +165,9 @@ import VirtualTag
             }
             let check = hosts[2].router.lines(containing: "reason=check").first ?? ""
             #expect(check.contains("bundle version 3: check error at 10-door.yaml:9:"), "\(check)")
+            // SIGHUP considers the bundle again (refused again: it has not changed).
+            hosts[2].router.signal(SIGHUP)
+            try await hosts[2].router.waitForLog("bundle.refused", count: refusals.count + 1, timeout: .seconds(30))
             // The previous rules stay in force: alice still opens.
             try await tap(
                 pcscd, slot: 0, router: hosts[0].router, output: output,
