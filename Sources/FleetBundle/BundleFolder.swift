@@ -5,7 +5,7 @@ public import Foundation
 public enum BundleFolder {
     /// Reads every `*.yaml` and `*.yml` file of a folder, refusing what a bundle cannot hold: a symlink, a
     /// subfolder, another kind of file, a name ``BundlePath`` does not allow, a file over 16 MiB. Every problem is
-    /// reported, one per line.
+    /// reported, one per line. Hidden files that are not YAML (`.tags.lock`, `.learning`) are left out.
     /// - Parameter directory: the folder.
     /// - Returns: its files, sorted by name.
     /// - Throws: ``BundleError`` listing every entry refused (code of the first), or when the folder cannot be read.
@@ -19,6 +19,9 @@ public enum BundleFolder {
         var entries: [SignedBundle.Entry] = []
         var problems: [BundleError] = []
         for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            // The lock and claim files of `tagrouter learn` and `tags` (`.tags.lock`, `.learning`), an editor's swap
+            // files: hidden files that the rules loader does not read either.
+            if name.hasPrefix("."), !(name.hasSuffix(".yaml") || name.hasSuffix(".yml")) { continue }
             let path = (directory as NSString).appendingPathComponent(name)
             var status = stat()
             guard lstat(path, &status) == 0 else {

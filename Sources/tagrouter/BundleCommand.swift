@@ -38,7 +38,7 @@ struct BundlePackCommand: ParsableCommand {
         discussion: """
             The folder is checked as `tagrouter check` does, in this shell's environment; any error and nothing is \
             packed. Only *.yaml and *.yml files are packed; a symlink, a subfolder or another file in the folder is \
-            refused. Exit status: 0, or 1 (check's report, or the reason).
+            refused, and hidden files that are not YAML (.tags.lock) are left out. Exit status: 0, or 1 (check's report, or the reason).
             """)
 
     @Option(help: ArgumentHelp("The private key file (from bundle keygen).", valueName: "name.key"))

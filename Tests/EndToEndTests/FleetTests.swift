@@ -9,9 +9,11 @@ import VirtualTag
 
 /// Many doors, one list (docs/fleet.md), with real processes: a private pcscd with two virtual readers, three
 /// routers (two doors, each on a reader of its own, and a host with no reader), and a real HTTPS server on
-/// 127.0.0.1 (a private CA the hosts trust through `TAGROUTER_BUNDLE_CA`) serving signed bundles. A tag enrolled in the bundle opens both doors; a bundle signed by another
-/// key, altered, older, or with a check error is refused by every host with its reason, and the previous rules
-/// stay in force; a host restarted with its source gone runs the bundle it kept.
+/// 127.0.0.1 (a private CA the hosts trust through `TAGROUTER_BUNDLE_CA`) serving bundles made by the `tagrouter`
+/// binary. A tag enrolled centrally (`learn --bundle`, while one door is down) opens both doors, the one that was
+/// down once it caught up; a bundle signed by another key, altered, older, or with a check error is refused by
+/// every host with its reason, and the previous rules stay in force; a host restarted with its source gone runs
+/// the bundle it kept.
 @Suite(.serialized, .timeLimit(.minutes(45))) struct FleetTests {
     static let alice: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x80]
 
@@ -61,10 +63,10 @@ import VirtualTag
         let arguments: [String]
         var router: RouterProcess
 
-        func restart(environment: [String: String]) throws -> Host {
+        func restart(environment: [String: String], logName: String) throws -> Host {
             var copy = self
             copy.router = try RouterProcess(
-                arguments: arguments, environment: environment, directory: directory, logName: "router-2.log")
+                arguments: arguments, environment: environment, directory: directory, logName: logName)
             return copy
         }
     }
@@ -75,14 +77,7 @@ import VirtualTag
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: root) }
             let output = root + "/doors.txt"
-            let key = BundleSigningKey()
-            try key.publicKey.fileText.write(toFile: root + "/fleet.pub", atomically: true, encoding: .utf8)
             let served = Served()
-            served.set(
-                try SignedBundle(
-                    packing: Self.folder(output: output, tags: [("bob", [0x04, 1, 2, 3, 4, 5, 6])]), version: 1,
-                    created: Date(), key: key
-                ).data)
             // HTTPS with a private CA, which the hosts trust through TAGROUTER_BUNDLE_CA.
             let authority = try TestCertificateAuthority.make()
             defer { authority.remove() }
@@ -91,6 +86,19 @@ import VirtualTag
             }
             let url = "https://localhost:\(server.port)/fleet.trb"
             let environment = pcscd.environment.merging(["TAGROUTER_BUNDLE_CA": authority.certificate]) { $1 }
+
+            // The administrator's side, through the binary: a key, and version 1 of the folder (bob only).
+            let keygen = try await TagRouterBinary.run(
+                ["bundle", "keygen", "--out", root + "/fleet"], environment: environment)
+            #expect(keygen.status == 0, "\(keygen.standardError)")
+            let key = try BundleSigningKey(contentsOf: root + "/fleet.key")
+            let admin = root + "/admin"
+            try FileManager.default.createDirectory(atPath: admin, withIntermediateDirectories: true)
+            let bob: [(String, [UInt8])] = [("bob", [0x04, 1, 2, 3, 4, 5, 6])]
+            for entry in Self.folder(output: output, tags: bob) {
+                try entry.content.write(to: URL(fileURLWithPath: admin + "/" + entry.path))
+            }
+            served.set(try await Self.pack(admin, root: root, version: 1, environment: environment))
 
             var hosts: [Host] = []
             for (index, reader) in [pcscd.readerName(slot: 0), pcscd.readerName(slot: 1), "no such reader"].enumerated()
@@ -120,19 +128,44 @@ import VirtualTag
                 pcscd, slot: 1, router: hosts[1].router, output: output,
                 expecting: "denied|\(pcscd.readerName(slot: 1))|")
 
-            // Enrolled centrally: version 2 reaches every host, and both doors open for her.
-            let enrolled = Self.folder(
-                output: output, tags: [("bob", [0x04, 1, 2, 3, 4, 5, 6]), ("alice", Self.alice)])
-            served.set(try SignedBundle(packing: enrolled, version: 2, created: Date(), key: key).data)
-            for host in hosts { try await host.router.waitForLog("bundle.version=2", timeout: .seconds(30)) }
+            // Central enrollment while host 1 is down: learn --bundle on its reader, then pack version 2.
+            try await hosts[1].router.terminate()
+            async let learned = TagRouterBinary.run(
+                [
+                    "learn", "--bundle", admin, "--name", "alice", "--group", "staff", "--reader",
+                    pcscd.readerName(slot: 1),
+                ], environment: environment, timeout: .seconds(60))
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !FileManager.default.fileExists(atPath: admin + "/.learning"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let fob = try Self.present(pcscd, slot: 1)
+            let tagsFile = { (try? String(contentsOfFile: admin + "/tags.yaml", encoding: .utf8)) ?? "" }
+            while !tagsFile().contains("04A1B2C3D4E580"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            await fob.remove()
+            let enrollment = try await learned
+            #expect(enrollment.status == 0, "\(enrollment.standardError)")
+            #expect(tagsFile().contains("04A1B2C3D4E580"))
+            served.set(try await Self.pack(admin, root: root, version: 2, environment: environment))
+            for host in [hosts[0], hosts[2]] {
+                try await host.router.waitForLog("bundle.version=2", timeout: .seconds(30))
+            }
             try await tap(
                 pcscd, slot: 0, router: hosts[0].router, output: output,
                 expecting: "open|\(pcscd.readerName(slot: 0))|alice")
+            // Host 1 comes back with version 1, catches up, and its door opens for her too.
+            hosts[1] = try hosts[1].restart(environment: environment, logName: "router-2.log")
+            try await hosts[1].router.waitForLog("bundle.restored bundle.sha256=")
+            #expect(hosts[1].router.lines(containing: "bundle.restored").first?.contains("bundle.version=1") == true)
+            try await hosts[1].router.waitForLog("bundle.version=2", timeout: .seconds(30))
+            try await hosts[1].router.waitForLog("watching 1 reader")
             try await tap(
                 pcscd, slot: 1, router: hosts[1].router, output: output,
                 expecting: "open|\(pcscd.readerName(slot: 1))|alice")
+            let enrolled = try BundleFolder.read(admin)
 
-            let bob: [(String, [UInt8])] = [("bob", [0x04, 1, 2, 3, 4, 5, 6])]
             // Each bad bundle is refused by every host with its reason.
             var altered = [UInt8](try SignedBundle(packing: enrolled, version: 3, created: Date(), key: key).data)
             altered[altered.count - 5] ^= 0x01
@@ -176,7 +209,7 @@ import VirtualTag
             // The source gone, a restarted host runs the bundle it kept.
             try await server.stop()
             try await hosts[1].router.terminate()
-            hosts[1] = try hosts[1].restart(environment: environment)
+            hosts[1] = try hosts[1].restart(environment: environment, logName: "router-3.log")
             try await hosts[1].router.waitForLog("bundle.restored bundle.sha256=")
             try await hosts[1].router.waitForLog("bundle.fetch_failed")
             try await hosts[1].router.waitForLog("watching 1 reader")
@@ -188,16 +221,35 @@ import VirtualTag
         }
     }
 
+    /// Presents alice's fob on a slot.
+    static func present(_ pcscd: PrivatePCSCD, slot: Int) throws -> PresentedCard {
+        var options = Type2Card.Options(model: .ntag213)
+        options.uid = alice
+        let card = try Type2Card(model: .ntag213, message: [], options: options)
+        return try VirtualReader(port: pcscd.vpcdPort(slot: slot), logger: Logger(label: "test")).present(card)
+    }
+
+    /// `tagrouter bundle pack` of the administrator's folder: the bundle file's bytes.
+    static func pack(_ folder: String, root: String, version: Int, environment: [String: String]) async throws
+        -> Data
+    {
+        let file = root + "/v\(version).trb"
+        let packed = try await TagRouterBinary.run(
+            ["bundle", "pack", "--key", root + "/fleet.key", "--version", "\(version)", "--out", file, folder],
+            environment: environment)
+        guard packed.status == 0 else {
+            throw HarnessError("bundle pack failed: \(packed.standardOutput)\(packed.standardError)")
+        }
+        return try Data(contentsOf: URL(fileURLWithPath: file))
+    }
+
     /// Presents alice's fob on a slot, waits for the door's line, and takes it away.
     func tap(
         _ pcscd: PrivatePCSCD, slot: Int, router: RouterProcess, output: String, expecting line: String
     ) async throws {
         let lines = { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n") }
         let before = lines().count
-        var options = Type2Card.Options(model: .ntag213)
-        options.uid = Self.alice
-        let card = try Type2Card(model: .ntag213, message: [], options: options)
-        let tag = try VirtualReader(port: pcscd.vpcdPort(slot: slot), logger: Logger(label: "test")).present(card)
+        let tag = try Self.present(pcscd, slot: slot)
         let deadline = ContinuousClock.now + .seconds(15)
         while lines().count <= before {
             guard ContinuousClock.now < deadline else {
