@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "WebhookRetry", targets: ["WebhookRetry"]),
         .library(name: "VirtualTag", targets: ["VirtualTag"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
+        .library(name: "FleetBundle", targets: ["FleetBundle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -142,6 +143,19 @@ let package = Package(
         ),
         // One JSON style for every JSON output (sorted keys, unescaped slashes, one line), Foundation only.
         .target(name: "JSONOutput", swiftSettings: swiftSettings),
+        // Signed bundles of rules (docs/fleet.md): packing, verifying (Ed25519) and fetching them (AsyncHTTPClient).
+        .target(
+            name: "FleetBundle",
+            dependencies: [
+                "Deadline",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Work raced against a clock (withDeadline), standard library only.
         .target(name: "Deadline", swiftSettings: swiftSettings),
         // Work done every so often by a service, stopped at graceful shutdown, and the wakeup a service sleeps on:
@@ -157,7 +171,7 @@ let package = Package(
             name: "TagRouterCore",
             dependencies: [
                 "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile", "TagActions",
-                "StateStore", "LiveAssociations", "CSystemd", "ReaderFeedback",
+                "StateStore", "LiveAssociations", "CSystemd", "ReaderFeedback", "FleetBundle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -177,6 +191,7 @@ let package = Package(
             dependencies: [
                 "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC", "SUNMessage", "TagRules", "TagsFile",
                 "TagActions", "TagRouterCore", "VirtualTag", "StateStore", "LiveAssociations", "ReaderFeedback",
+                "FleetBundle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -256,7 +271,7 @@ let package = Package(
             dependencies: [
                 "TagRouterCore", "RouterCommands", "TagActions", "TagRules", "NFCTag", "NDEF", "PCSC", "PeriodicWork",
                 "StateStore", "LiveAssociations", "TestSupport", "SUNMessage", "TagsFile", "AASAPatterns",
-                "ReaderFeedback",
+                "ReaderFeedback", "FleetBundle",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
@@ -273,7 +288,7 @@ let package = Package(
                 "PCSC", "ReaderFeedback", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport",
                 "HTTPTestSupport",
                 "MQTTClient",
-                "MQTTTestSupport",
+                "MQTTTestSupport", "FleetBundle",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -315,6 +330,11 @@ let package = Package(
                 "MQTTClient", "MQTTTestSupport", "TestSupport", "HTTPTestSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetBundleTests",
+            dependencies: ["FleetBundle", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

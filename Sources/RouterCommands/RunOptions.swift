@@ -1,5 +1,6 @@
 public import ArgumentParser
 import CSystemd
+public import FleetBundle
 public import Logging
 public import TagRouterCore
 
@@ -27,6 +28,13 @@ public struct RunOptions: Sendable {
     public var logFormat = LogLine.Format.text
     /// `--aasa-refresh`: how often live association files are checked again.
     public var associationRefresh = RefreshInterval.daily
+
+    /// `--bundle-from`: where bundles are taken from (docs/fleet.md).
+    public var bundleFrom: [BundleSource] = []
+    /// `--bundle-key`: the public key files a bundle must be signed with.
+    public var bundleKeys: [String] = []
+    /// `--bundle-poll`: how often the sources are polled; `TAGROUTER_BUNDLE_POLL` or one minute when nil.
+    public var bundlePoll: BundlePollInterval?
 
     /// Options with every default.
     public init() {}
@@ -66,6 +74,12 @@ extension RouterLauncher {
             metricsAddress: options.metrics.map { (host: $0.host, port: Int($0.port)) },
             concurrency: options.concurrency.value)
         settings.associationRefreshInterval = options.associationRefresh.duration
+        do {
+            try BundleSettings.apply(to: &settings, options: options, environment: HostDefaults.environment)
+        } catch {
+            Terminal.printError("\(error)")
+            return 1
+        }
         let outcome = try await run(
             settings: settings, environment: HostDefaults.environment, logger: logger,
             printError: Terminal.printError)

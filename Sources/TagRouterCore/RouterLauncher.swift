@@ -1,3 +1,4 @@
+import FleetBundle
 import Foundation
 import LiveAssociations
 public import Logging
@@ -23,6 +24,8 @@ public enum RouterLauncher {
         /// The live association files cannot be fetched as configured: `TAGROUTER_AASA_CA` or
         /// `TAGROUTER_AASA_CONNECT_TO` is unusable (exit status 1).
         case invalidAssociationSettings(String)
+        /// The bundle sources cannot be used as configured: `TAGROUTER_BUNDLE_CA` is unusable (exit status 1).
+        case invalidBundleSettings(String)
     }
 
     /// Runs the router.
@@ -37,7 +40,16 @@ public enum RouterLauncher {
         settings: RouterSettings, environment: [String: String], logger: Logger,
         printError: @Sendable (String) -> Void
     ) async throws -> Outcome {
-        let loaded = RuleSet.load(sources: settings.rulesSources, environment: environment)
+        let registry = PrometheusCollectorRegistry()
+        let metrics = RouterMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        // A host that takes bundles starts with its local overlay and the bundle it kept (docs/fleet.md).
+        let keeper =
+            settings.takesBundles
+            ? BundleKeeper(
+                stateDirectory: settings.stateDirectory, overlay: settings.rulesSources,
+                trustedKeys: settings.bundleKeys, logger: logger, metrics: metrics) : nil
+        let sources = keeper?.restore() ?? settings.rulesSources
+        let loaded = RuleSet.load(sources: sources, environment: environment)
         guard let ruleSet = loaded.ruleSet else {
             printError(CheckReport(loaded).text)
             return .invalidRules
@@ -45,11 +57,8 @@ public enum RouterLauncher {
         for warning in loaded.diagnostics where warning.severity == .warning {
             logger.warning("rules.diagnostic", metadata: ["diagnostic": "\(warning.headline)"])
         }
-        let store = RuleStore(
-            sources: settings.rulesSources, environment: environment, initial: ruleSet, logger: logger)
+        let store = RuleStore(sources: sources, environment: environment, initial: ruleSet, logger: logger)
 
-        let registry = PrometheusCollectorRegistry()
-        let metrics = RouterMetrics(factory: PrometheusMetricsFactory(registry: registry))
         var services: [any Service] = []
 
         var outbox: StateDatabase?
@@ -119,6 +128,19 @@ public enum RouterLauncher {
                 ?? .dryRun,
             history: outbox, sunCounters: outbox, metrics: metrics, logger: logger, confirmer: confirmer)
         services.append(RulesReloader(store: store, logger: logger))
+        if let keeper, !settings.bundleSources.isEmpty {
+            do {
+                let fetcher = try BundleFetcher(
+                    extraTrustAnchors: settings.bundleTrustAnchors, userAgent: "tagrouter/\(Version.current)")
+                services.append(
+                    BundleUpdater(
+                        sources: settings.bundleSources, interval: settings.bundlePoll, fetcher: fetcher,
+                        keeper: keeper, store: store, logger: logger))
+            } catch {
+                printError(error.message)
+                return .invalidBundleSettings(error.message)
+            }
+        }
         do {
             var fetch = try AssociationFetcher.Configuration.from(environment: environment)
             fetch.userAgent = "tagrouter/\(Version.current)"

@@ -87,6 +87,19 @@ public struct RouterMetrics: Sendable {
         Counter(label: "tagrouter_lockouts_total", dimensions: [("rule", rule)], factory: factory).increment()
     }
 
+    /// Records the version of the bundle in force (`tagrouter_bundle_version`; docs/fleet.md).
+    /// - Parameter version: the version.
+    func bundleVersion(_ version: Int) {
+        Gauge(label: "tagrouter_bundle_version", factory: factory).record(version)
+    }
+
+    /// Counts a bundle refused by its reason (`tagrouter_bundle_refused_total{reason}`; docs/fleet.md).
+    /// - Parameter reason: the refusal's reason.
+    func bundleRefused(_ reason: String) {
+        Counter(label: "tagrouter_bundle_refused_total", dimensions: [("reason", reason)], factory: factory)
+            .increment()
+    }
+
     /// Counts a rule whose templates failed to render: kind `render`, outcome `failed`.
     func renderFailed() {
         action(kind: "render", outcome: ActionOutcome.Label.failed.rawValue)

@@ -1,3 +1,5 @@
+public import FleetBundle
+
 /// Everything `tagrouter run` can be told.
 public struct RouterSettings: Sendable {
     /// Rule files and folders, in order.
@@ -18,6 +20,18 @@ public struct RouterSettings: Sendable {
     /// How long a live association file is used before it is checked again (`--aasa-refresh`; docs/rules.md,
     /// "Live association files").
     public var associationRefreshInterval: Duration = AssociationRefresher.defaultInterval
+    /// Where bundles are taken from (`--bundle-from`; docs/fleet.md, "Sources"); none: the host runs its
+    /// `--rules` alone.
+    public var bundleSources: [BundleSource] = []
+    /// The public keys a bundle must be signed with (`--bundle-key`).
+    public var bundleKeys: [BundlePublicKey] = []
+    /// How often the sources are polled (`--bundle-poll`).
+    public var bundlePoll: Duration = .seconds(60)
+    /// A PEM file of certificates trusted for the sources besides the system's (`TAGROUTER_BUNDLE_CA`).
+    public var bundleTrustAnchors: String?
+
+    /// Whether the host takes bundles: it has sources, or trusts a key (and then runs the bundle it kept).
+    public var takesBundles: Bool { !bundleSources.isEmpty || !bundleKeys.isEmpty }
 
     /// Creates settings.
     /// - Parameters:

@@ -11,7 +11,9 @@ struct LearnCommand: AsyncParsableCommand {
             tags.yaml in the rules folder (created 0640 if missing; comments and order kept). A running router \
             does nothing for that tag and picks the entry up at its next reload. Exit status: 0 when the tag was \
             enrolled, 1 with one sentence when it was not (name taken, UID already enrolled without --replace, \
-            no tag within the timeout, a broken tags file).
+            no tag within the timeout, a broken tags file). With --bundle DIR the tag is enrolled in a bundle's \
+            folder on this machine (central enrollment, docs/fleet.md): then pack it with a newer version and publish \
+            it.
             """)
 
     @Option(help: "The tag's name: unique, shown as {tag.name}.")
@@ -38,6 +40,18 @@ struct LearnCommand: AsyncParsableCommand {
     @OptionGroup var readers: ReaderOptions
     @OptionGroup var rules: RulesOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Enroll in the tags.yaml of this bundle folder (then bundle pack it) instead of --rules.",
+            valueName: "dir"))
+    var bundle: String?
+
+    func validate() throws {
+        if bundle != nil, !rules.rules.isEmpty {
+            throw ValidationError("--bundle and --rules name the folder to enroll in: give one of them")
+        }
+    }
+
     @Flag(help: "Print one JSON document: {\"file\", \"name\", \"reader\", \"replaced\", \"tech\", \"uid\"}.")
     var json = false
 
@@ -45,6 +59,7 @@ struct LearnCommand: AsyncParsableCommand {
         let request = Enrollment.Request(
             name: name, groups: group, validFrom: validFrom, validUntil: validUntil, note: note, replace: replace,
             timeout: timeout.duration)
-        try await Enrollment.learn(request, readers: readers.filter, sources: rules.rules, json: json).finish()
+        let sources = bundle.map { [$0] } ?? rules.rules
+        try await Enrollment.learn(request, readers: readers.filter, sources: sources, json: json).finish()
     }
 }

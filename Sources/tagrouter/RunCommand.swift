@@ -44,6 +44,25 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "duration"))
     var aasaRefresh = RefreshInterval.daily
 
+    @Option(
+        help: ArgumentHelp(
+            "Take signed bundles of rules from this URL (https://, or http:// to loopback; repeatable). --rules is "
+                + "then the host's local overlay (default: $TAGROUTER_BUNDLE_FROM).", valueName: "url"),
+        transform: BundleURL.parse)
+    var bundleFrom: [BundleURL] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "A public key file (from bundle keygen) a bundle may be signed with (repeatable; default: "
+                + "$TAGROUTER_BUNDLE_KEY).", valueName: "file"))
+    var bundleKey: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "How often the bundle sources are polled: 60s, 5m, … (at least 1s; default: $TAGROUTER_BUNDLE_POLL or "
+                + "60s). SIGHUP polls at once.", valueName: "duration"))
+    var bundlePoll: BundlePollInterval?
+
     private var options: RunOptions {
         var options = RunOptions()
         options.rules = rules.rules
@@ -55,6 +74,9 @@ struct RunCommand: AsyncParsableCommand {
         options.logLevel = logLevel
         options.logFormat = logFormat
         options.associationRefresh = aasaRefresh
+        options.bundleFrom = bundleFrom.map(\.source)
+        options.bundleKeys = bundleKey
+        options.bundlePoll = bundlePoll
         return options
     }
 
