@@ -19,35 +19,32 @@ public enum Timestamp {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         let year = Int(parts.tm_year) + 1900
-        if (0...9999).contains(year) {
-            // Written byte by byte: no intermediate strings (`history --format` writes one per tap).
-            let fields = [
-                (year, 4), (Int(parts.tm_mon) + 1, 2), (Int(parts.tm_mday), 2), (Int(parts.tm_hour), 2),
-                (Int(parts.tm_min), 2), (Int(parts.tm_sec), 2), (millis, 3),
-            ]
-            let separators: [UInt8] = Array("--T::.Z".utf8)
-            return String(unsafeUninitializedCapacity: 24) { buffer in
-                var index = 0
-                for (position, (value, width)) in fields.enumerated() {
-                    var rest = value
-                    for digit in stride(from: width - 1, through: 0, by: -1) {
-                        buffer[index + digit] = UInt8(ascii: "0") + UInt8(rest % 10)
-                        rest /= 10
-                    }
-                    index += width
-                    buffer[index] = separators[position]
-                    index += 1
-                }
-                return index
+        // Written byte by byte, with no intermediate strings (`history --format` writes one per tap). A year
+        // outside RFC 3339's 0000-9999 keeps all its digits and its sign rather than being cut.
+        let yearDigits = max(4, String(abs(year)).utf8.count)
+        let fields = [
+            (abs(year), yearDigits), (Int(parts.tm_mon) + 1, 2), (Int(parts.tm_mday), 2), (Int(parts.tm_hour), 2),
+            (Int(parts.tm_min), 2), (Int(parts.tm_sec), 2), (millis, 3),
+        ]
+        let separators: [UInt8] = Array("--T::.Z".utf8)
+        return String(unsafeUninitializedCapacity: 21 + yearDigits) { buffer in
+            var index = 0
+            if year < 0 {
+                buffer[0] = UInt8(ascii: "-")
+                index = 1
             }
+            for (position, (value, width)) in fields.enumerated() {
+                var rest = value
+                for digit in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[index + digit] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                index += width
+                buffer[index] = separators[position]
+                index += 1
+            }
+            return index
         }
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))"
-            + "T\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2))"
-            + ".\(pad(millis, 3))Z"
     }
 
     /// Milliseconds since 1970 of `date`.
