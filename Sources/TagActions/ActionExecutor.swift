@@ -9,6 +9,7 @@ public struct ActionExecutor: ActionPerforming {
     let opener: Opener?
     let outbox: OutboxWorker
     let mqtt: MQTTPublisher?
+    let typist: Typist?
     let logger: Logger
 
     /// Creates an executor.
@@ -17,14 +18,17 @@ public struct ActionExecutor: ActionPerforming {
     ///   - opener: the URL opener found at start-up; `nil` if there is none (`open` actions then fail clearly).
     ///   - outbox: where webhooks are queued.
     ///   - mqtt: where `mqtt` actions go; `nil` when the rules have no `mqtt:` block.
+    ///   - typist: how `type` actions reach the desktop; `nil` when the session has no display to type into.
     ///   - logger: where failures to queue are logged.
     public init(
-        runner: CommandRunner, opener: Opener?, outbox: OutboxWorker, mqtt: MQTTPublisher? = nil, logger: Logger
+        runner: CommandRunner, opener: Opener?, outbox: OutboxWorker, mqtt: MQTTPublisher? = nil,
+        typist: Typist? = nil, logger: Logger
     ) {
         self.runner = runner
         self.opener = opener
         self.outbox = outbox
         self.mqtt = mqtt
+        self.typist = typist
         self.logger = logger
     }
 
@@ -41,6 +45,15 @@ public struct ActionExecutor: ActionPerforming {
                     result: .failed(reason: "no URL opener (xdg-open) was found at start-up; install xdg-utils"))
             }
             return await run(opener.command(opening: uri), kind: .open, document: document)
+        case .type(let text):
+            guard let typist else {
+                return ActionOutcome(
+                    kind: .type,
+                    result: .failed(
+                        reason: "no desktop to type into: the router's session has neither WAYLAND_DISPLAY with wtype "
+                            + "nor DISPLAY with xdotool (type: works in the user unit)"))
+            }
+            return await run(typist.command(typing: text), kind: .type, document: document)
         case .webhook(let webhook):
             do {
                 let id = try outbox.enqueue(WebhookRequest(webhook, rule: rule, document: document))

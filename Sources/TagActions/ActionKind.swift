@@ -8,4 +8,6 @@ public enum ActionKind: String, Sendable, Hashable, CaseIterable {
     case webhook
     /// An MQTT publication (QoS 1 delivered at least once through the outbox).
     case mqtt
+    /// Text typed into the focused window of the desktop session.
+    case type
 }

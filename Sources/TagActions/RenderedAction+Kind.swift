@@ -9,6 +9,7 @@ extension RenderedAction {
         case .open: .open
         case .webhook: .webhook
         case .mqtt: .mqtt
+        case .type: .type
         }
     }
 
@@ -20,6 +21,7 @@ extension RenderedAction {
         case .open(let uri): "open \(uri)"
         case .webhook(let webhook): "\(webhook.method) \(URLRedaction.redacted(webhook.url))"
         case .mqtt(let mqtt): "mqtt \(mqtt.topic) qos \(mqtt.qos)"
+        case .type(let text): "type \(text.unicodeScalars.count) characters"
         }
     }
 }

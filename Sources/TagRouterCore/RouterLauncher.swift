@@ -123,7 +123,10 @@ public enum RouterLauncher {
             configuration: routerConfiguration, events: watcher,
             cardReader: PCSCCardReader(logger: logger), rules: store,
             dispatch: worker.map {
-                .perform(ActionExecutor(runner: runner, opener: opener, outbox: $0, mqtt: mqtt, logger: logger))
+                .perform(
+                    ActionExecutor(
+                        runner: runner, opener: opener, outbox: $0, mqtt: mqtt,
+                        typist: Typist.find(environment: environment), logger: logger))
             }
                 ?? .dryRun,
             history: outbox, sunCounters: outbox, metrics: metrics, logger: logger, confirmer: confirmer)

@@ -10,6 +10,8 @@ public enum Action: Sendable, Hashable {
     case webhook(WebhookAction)
     /// Publish to the rule set's MQTT broker.
     case mqtt(MQTTAction)
+    /// Type text into the focused window of the user's desktop session (docs/rules.md, "`type`").
+    case type(Template)
 
     /// The kind of action, as written in rules (`run`, `open`, `webhook`, `mqtt`).
     public var kindName: String {
@@ -18,6 +20,7 @@ public enum Action: Sendable, Hashable {
         case .open: "open"
         case .webhook: "webhook"
         case .mqtt: "mqtt"
+        case .type: "type"
         }
     }
 
@@ -29,6 +32,7 @@ public enum Action: Sendable, Hashable {
         case .webhook(let webhook):
             [webhook.url] + webhook.headers.map(\.value) + [webhook.body, webhook.secret].compactMap { $0 }
         case .mqtt(let mqtt): [mqtt.topic, mqtt.payload].compactMap { $0 }
+        case .type(let text): [text]
         }
     }
 }

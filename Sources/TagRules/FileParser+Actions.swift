@@ -20,13 +20,13 @@ extension FileParser {
         for item in list {
             guard let mapping = mapping(item, "an action") else { continue }
             let entries = entries(
-                mapping, allowed: ["run", "open", "webhook", "mqtt"], context: "in an action \(context)")
+                mapping, allowed: ["run", "open", "webhook", "mqtt", "type"], context: "in an action \(context)")
             if entries.count != 1 {
                 // One unknown key was reported by `entries`; none at all, or several, are reported here.
                 if mapping.isEmpty {
                     error(item, "an action is empty \(context) (give one of 'run', 'open', 'webhook' or 'mqtt')")
                 } else if mapping.count > 1 {
-                    error(item, "an action has exactly one of 'run', 'open', 'webhook' or 'mqtt' \(context)")
+                    error(item, "an action has exactly one of 'run', 'open', 'webhook', 'mqtt' or 'type' \(context)")
                 }
                 continue
             }
@@ -35,7 +35,11 @@ extension FileParser {
         return actions
     }
 
-    /// Parses one `run`, `open`, `webhook` or `mqtt` value.
+    /// The variable the system unit sets (contrib/systemd/tagrouter.service), so that `check` and `run` refuse what
+    /// only a desktop session can do (`type`).
+    static let systemServiceVariable = "TAGROUTER_SYSTEM_SERVICE"
+
+    /// Parses one `run`, `open`, `webhook`, `mqtt` or `type` value.
     func parseAction(_ kind: String, _ node: Node, context: String) -> Action? {
         switch kind {
         case "open":
@@ -46,6 +50,21 @@ extension FileParser {
             }
             openSites.append((uri, node))
             return .open(uri)
+        case "type":
+            guard let text = template(node, "'type'") else { return nil }
+            if text.segments.isEmpty {
+                error(node, "'type' is empty \(context) (write the text to type, such as \"{uid}\\n\")")
+                return nil
+            }
+            if environment[Self.systemServiceVariable] == "1" {
+                error(
+                    node,
+                    "'type' needs the desktop session of the user unit (tagrouter-user.service); the system service "
+                        + "has no keyboard focus to type into \(context)")
+                return nil
+            }
+            typeSites.append((text, node))
+            return .type(text)
         case "run": return parseRun(node, context: context).map { .run($0) }
         case "mqtt": return parseMQTT(node, context: context).map { .mqtt($0) }
         default: return parseWebhook(node, context: context).map { .webhook($0) }

@@ -5,7 +5,8 @@ import Yams
 
 extension FileParser {
     static let ruleKeys = [
-        "name", "description", "match", "run", "open", "webhook", "actions", "continue", "cooldown", "caseSensitive",
+        "name", "description", "match", "run", "open", "webhook", "type", "actions", "continue", "cooldown",
+        "caseSensitive",
         "percentEncoded", "mqtt", "on", "when", "timeZone", "denied", "confirm", "feedback", "lockout",
     ]
 
@@ -43,6 +44,7 @@ extension FileParser {
         var conditions: MatchConditions?
         var actions: [Action] = []
         openSites = []
+        typeSites = []
         partialSUN = nil
         var continues = false
         var cooldown = defaultCooldown
@@ -59,7 +61,7 @@ extension FileParser {
                 conditions = parseMatch(
                     item.value, keyNode: item.keyNode, context: context,
                     mode: MatchSubject.Mode(percentEncoded: percentEncoded, caseSensitive: caseSensitive))
-            case "run", "open", "webhook", "mqtt":
+            case "run", "open", "webhook", "mqtt", "type":
                 if let action = parseAction(item.key, item.value, context: context) { actions.append(action) }
             case "actions":
                 actions += parseActionList(item.value, context: context)
@@ -94,7 +96,7 @@ extension FileParser {
             }
         }
         if mapping["match"] == nil { error(node, "rule '\(name)' has no 'match'") }
-        let hasActionKey = items.contains { ["run", "open", "webhook", "mqtt", "actions"].contains($0.key) }
+        let hasActionKey = items.contains { ["run", "open", "webhook", "mqtt", "type", "actions"].contains($0.key) }
         if !hasActionKey {
             error(node, "rule '\(name)' has no action (add 'run', 'open', 'webhook', 'mqtt' or 'actions')")
         }
@@ -112,6 +114,24 @@ extension FileParser {
                     site.node,
                     "'open' takes the URI's scheme from the tag and the rule's match allows any scheme: the tag "
                         + "chooses the program that opens it (add 'schemes' or 'domains' to 'match')")
+            }
+        }
+        let trustsTheTag =
+            conditions.uids != nil || conditions.tags != nil || conditions.live != nil
+            || conditions.sun.map(\.macInput.coversURL) == true
+        if !trustsTheTag {
+            for site in typeSites {
+                let chosen = site.text.segments.compactMap { segment -> String? in
+                    guard case .placeholder(let placeholder) = segment, [.text, .uri].contains(placeholder) else {
+                        return nil
+                    }
+                    return "{\(placeholder.name)}"
+                }
+                guard let first = chosen.first else { continue }
+                warning(
+                    site.node,
+                    "'type' types \(first), which any tag the rule matches chooses: a stranger's tag types into "
+                        + "your desktop (match by 'uid', 'tags' or a 'sun' that covers the URL)")
             }
         }
         conditions.live?.rule = name

@@ -17,6 +17,8 @@ final class FileParser {
     var ruleCount = 0
     /// The `open` actions of the rule being parsed, with their nodes (for the scheme warning of `parseRule`).
     var openSites: [(uri: Template, node: Node)] = []
+    /// The `type` actions of the rule being parsed, for the warning about text a stranger's tag chooses.
+    var typeSites: [(text: Template, node: Node)] = []
     /// The `macInput` of the rule being parsed when its `sun` MAC does not cover the URL (for the warning about
     /// the placeholders the tag chooses, `parseRule`).
     var partialSUN: (node: Node, mode: String)?

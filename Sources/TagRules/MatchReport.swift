@@ -176,6 +176,8 @@ public struct MatchReport: Sendable, Encodable {
         switch action {
         case .open(let uri):
             return "open \(quote(uri))"
+        case .type(let text):
+            return "type \(quote(text))"
         case .run(let argv, let environment, let cwd, let timeout):
             let extra = environment.keys.filter { !$0.hasPrefix("TAG_") }.sorted()
                 .map { " \($0)=\(quote(environment[$0]!))" }.joined()

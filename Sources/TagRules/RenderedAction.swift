@@ -11,10 +11,12 @@ public enum RenderedAction: Sendable, Hashable, Encodable {
     case webhook(RenderedWebhook)
     /// Publish to the MQTT broker.
     case mqtt(RenderedMQTT)
+    /// Type `text` into the focused window of the desktop session (`wtype` or `xdotool type`).
+    case type(text: String)
 
     private enum CodingKeys: String, CodingKey {
         case kind, argv, env, cwd, timeout, uri, url, method, headers, body, signed, retryFor
-        case topic, payload, qos, retain
+        case topic, payload, qos, retain, text
     }
 
     /// Encodes the action for `match --json` (durations as `10s`-style text; a webhook's URL redacted, its
@@ -31,6 +33,9 @@ public enum RenderedAction: Sendable, Hashable, Encodable {
         case .open(let uri):
             try container.encode("open", forKey: .kind)
             try container.encode(uri, forKey: .uri)
+        case .type(let text):
+            try container.encode("type", forKey: .kind)
+            try container.encode(text, forKey: .text)
         case .webhook(let webhook):
             try container.encode("webhook", forKey: .kind)
             // As the text shows them: the URL, credential headers and the secret never leave the router.

@@ -159,6 +159,8 @@ public struct Rule: Sendable {
             switch action {
             case .open(let template):
                 return .open(uri: try template.render(values, escaping: .plain, masksSecrets: masksSecrets))
+            case .type(let template):
+                return .type(text: try template.render(values, escaping: .keystrokes, masksSecrets: masksSecrets))
             case .run(let run):
                 var environment = Self.eventEnvironment(values)
                 for entry in run.environment {

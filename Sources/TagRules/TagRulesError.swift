@@ -6,6 +6,8 @@ public struct TagRulesError: Error, Sendable, Hashable, CustomStringConvertible 
         case invalidRules
         /// A placeholder value would put a CR or LF into an HTTP header.
         case headerInjection
+        /// A placeholder value would type a control or format character into the desktop (`type:`).
+        case keystrokeInjection
     }
 
     /// What went wrong.

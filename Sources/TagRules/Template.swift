@@ -27,6 +27,10 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         /// `/`, `+`, `#`, control characters and a `$` starting a level replaced by `_`: MQTT topics (a value
         /// never adds a level or a wildcard, nor names a `$` topic).
         case topic
+        /// As is, but a control character (line breaks and tabs included) or a format character (bidi
+        /// overrides, zero-width characters) is an error: text typed into the desktop (`type:`), where only the
+        /// rule's own literal `\n` and `\t` may press Return or Tab.
+        case keystrokes
     }
 
     let segments: [Segment]
@@ -105,6 +109,16 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
                     }
                     out += value
                 case .topic: out += MQTTTopic.level(value, startsLevel: out.isEmpty || out.hasSuffix("/"))
+                case .keystrokes:
+                    if let bad = value.unicodeScalars.first(where: {
+                        $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+                    }) {
+                        throw TagRulesError(
+                            code: .keystrokeInjection,
+                            message: "placeholder {\(placeholder.name)} would type the character "
+                                + "U+\(String(bad.value, radix: 16, uppercase: true)) into the desktop")
+                    }
+                    out += value
                 }
             }
         }

@@ -68,6 +68,25 @@ public struct DesktopSession: Sendable {
         try await body(session)
     }
 
+    /// Runs `body` with a text window on the screen that has the keyboard focus: an `xterm` running
+    /// `cat > path`, so that what is typed into the session (`xdotool type`) lands in `path` line by line, and the
+    /// pointer on it (there is no window manager: the focus follows the pointer).
+    /// - Parameters:
+    ///   - path: where the typed lines go.
+    ///   - body: the test.
+    public func withTextWindow(recordingTo path: String, _ body: () async throws -> Void) async throws {
+        let xterm = try ChildProcess.spawn(
+            "/usr/bin/xterm", ["-geometry", "80x10+0+0", "-e", "/bin/sh", "-c", "cat > \"$0\"", path],
+            environment: environment, outputPath: directory + "/xterm.log", errorPath: directory + "/xterm.log")
+        defer { xterm.killAndReap() }
+        try await Self.waitFor("the xterm window") {
+            (try? await run("xdotool", ["search", "--class", "xterm"])) != nil
+        }
+        try await Self.waitFor("cat in the xterm") { FileManager.default.fileExists(atPath: path) }
+        _ = try await run("xdotool", ["mousemove", "100", "50"])
+        try await body()
+    }
+
     /// Runs `dunstctl` in the session and returns what it printed; throws when it fails.
     /// - Parameter arguments: its arguments.
     public func dunstctl(_ arguments: [String]) async throws -> String {

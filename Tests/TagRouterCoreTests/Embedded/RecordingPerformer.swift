@@ -50,7 +50,7 @@ final class RecordingPerformer: ActionPerforming {
             try? await Task.sleep(for: commandTime)
             steps.withLock { $0.append("end \(argv.last ?? "")") }
             return ActionOutcome(kind: action.kind, result: .finished(.exited(0), timedOut: false))
-        case .open:
+        case .open, .type:
             return ActionOutcome(kind: action.kind, result: .finished(.exited(0), timedOut: false))
         case .mqtt:
             return ActionOutcome(kind: .mqtt, result: .published)
