@@ -85,7 +85,7 @@ extension FileParser {
     /// Parses a rule's `denied:` block: the action keys of a rule (docs/doors.md, "Refusals").
     func parseDenied(_ node: Node, context: String) -> [Action]? {
         guard let mapping = mapping(node, "'denied'") else { return nil }
-        let actionKeys = ["run", "open", "webhook", "mqtt", "actions"]
+        let actionKeys = ["run", "open", "webhook", "mqtt", "type", "actions"]
         let items = entries(mapping, allowed: actionKeys, context: "in 'denied' \(context)")
         if items.isEmpty {
             error(node, "'denied' has no action \(context) (add 'run', 'open', 'webhook', 'mqtt' or 'actions')")

@@ -22,7 +22,7 @@ extension FileParser {
     {
         let name = kind.rawValue
         guard let mapping = mapping(node, "'\(name)'") else { return nil }
-        let actionKeys = ["run", "open", "webhook", "mqtt", "actions"]
+        let actionKeys = ["run", "open", "webhook", "mqtt", "type", "actions"]
         let items = entries(mapping, allowed: [timingKey] + actionKeys, context: "in '\(name)' \(context)")
         var timing: Duration? = kind == .removed ? .seconds(1) : nil
         var actions: [Action] = []

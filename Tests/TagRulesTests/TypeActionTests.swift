@@ -41,6 +41,24 @@ import Testing
         #expect(error.message == "placeholder {text} would type the character \(character) into the desktop")
     }
 
+    @Test("'type' is an action key of 'denied:' and of a presentation event too")
+    func typeUnderDeniedAndOn() throws {
+        let text = """
+            version: 1
+            rules:
+              - name: desk
+                match: { tags: [staff] }
+                type: "{uid}\\n"
+                denied: { type: "refused\\n" }
+                on: { removed: { type: "gone\\n" } }
+            """
+        let tags = ("tags.yaml", "version: 1\ntags:\n  - name: ann\n    uid: \"04A1B2C3D4E580\"\n    groups: [staff]\n")
+        let result = RuleSet.load(files: [("desk.yaml", text), tags], environment: [:])
+        let rule = try #require(result.ruleSet?.rules.first, "\(result.diagnostics.map(\.headline))")
+        #expect(rule.denied?.map(\.kindName) == ["type"])
+        #expect(rule.on.removed?.actions.map(\.kindName) == ["type"])
+    }
+
     @Test("the system service refuses 'type' at check, at its place")
     func systemServiceRefuses() {
         let result = RuleSet.load(
