@@ -8,12 +8,7 @@ import Testing
         "version: 1\n" + history + "rules:\n  - name: r\n    match: {any: true}\n    run: [/bin/true]\n"
     }
 
-    struct Case: CustomStringConvertible, Sendable {
-        var name: String
-        var yaml: String
-        var expected: [String]
-        var description: String { name }
-    }
+    typealias Case = DiagnosticCase
 
     static let errors: [Case] = [
         Case(

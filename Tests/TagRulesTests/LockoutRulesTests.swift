@@ -8,12 +8,7 @@ import Testing
             + (denied ? "    denied: { run: [/bin/false] }\n" : "") + "    lockout: \(lockout)\n"
     }
 
-    struct Case: CustomStringConvertible, Sendable {
-        var name: String
-        var yaml: String
-        var expected: [String]
-        var description: String { name }
-    }
+    typealias Case = DiagnosticCase
 
     static let errors: [Case] = [
         Case(

@@ -16,12 +16,7 @@ import Testing
         "version: 1\n" + mqtt + "rules:\n  - name: r\n    match: {any: true}\n" + action
     }
 
-    struct Case: CustomStringConvertible, Sendable {
-        var name: String
-        var yaml: String
-        var expected: [String]
-        var description: String { name }
-    }
+    typealias Case = DiagnosticCase
 
     static let errors: [Case] = [
         Case(
