@@ -37,6 +37,41 @@ import Yams
 
         """
 
+    /// `commented` with `edits` made, each `old` text standing exactly once in it: an expected file that shows only
+    /// what the edit changes, the rest being `commented` byte for byte.
+    static func commented(_ edits: (old: String, new: String)...) throws -> String {
+        var text = commented
+        for edit in edits {
+            try #require(text.components(separatedBy: edit.old).count == 2, "'\(edit.old)' stands once in the file")
+            text = text.replacingOccurrences(of: edit.old, with: edit.new)
+        }
+        return text
+    }
+
+    static let alice = """
+          # Alice, front desk
+          - name: alice   # the first one
+            uid: "04A1B2C3D4E580"
+            groups: [staff]
+            validFrom: 2026-12-01
+
+        """
+    static let bob = """
+          - name: 'bob'
+            uid: "04B2"  # replaced in May
+            disabled: false   # back from leave
+            note: |
+              keeps the fob at the desk
+              # not a comment: part of the note
+
+        """
+    static let dave = """
+          # Dave, visitor
+          - name: dave
+            uid: "04D4"
+
+        """
+
     /// The entries of `tags` in a text, read back with Yams as the project reads YAML.
     static func entries(in text: String) throws -> [Node] {
         let root = try #require(try Yams.compose(yaml: text, Resolver.basic, Constructor.default, .utf8))
@@ -100,37 +135,16 @@ import Yams
     @Test("Appending goes after the last entry, before the comment at the end of the file; all else is kept")
     func appendKeepsComments() throws {
         let text = try TagsFileEditor.appending(Self.carol, to: Self.commented)
-        #expect(
-            text == """
-                # Enrolled tags: edited by hand as well
-                version: 1
-                tags:
-                  # Alice, front desk
-                  - name: alice   # the first one
-                    uid: "04A1B2C3D4E580"
-                    groups: [staff]
-                    validFrom: 2026-12-01
+        let carol = """
+              - name: carol
+                uid: "04C1C2C3"
+                groups: [staff, night shift]
+                validFrom: 2026-12-01
+                validUntil: 2027-06-30
+                note: red fob
 
-                  # Bob, nights
-                  - name: 'bob'
-                    uid: "04B2"  # replaced in May
-                    disabled: false   # back from leave
-                    note: |
-                      keeps the fob at the desk
-                      # not a comment: part of the note
-
-                  # Dave, visitor
-                  - name: dave
-                    uid: "04D4"
-                  - name: carol
-                    uid: "04C1C2C3"
-                    groups: [staff, night shift]
-                    validFrom: 2026-12-01
-                    validUntil: 2027-06-30
-                    note: red fob
-                # end of file
-
-                """)
+            """
+        #expect(text == (try Self.commented((Self.dave, Self.dave + carol))))
         #expect(try Self.names(in: text) == ["alice", "bob", "dave", "carol"])
     }
 
@@ -258,28 +272,13 @@ import Yams
     func replaceInTheMiddle() throws {
         let entry = TagsFileEntry(name: "robert", uid: "04B3", groups: ["night"])
         let text = try TagsFileEditor.replacing(entryNamed: "bob", with: entry, in: Self.commented)
-        #expect(
-            text == """
-                # Enrolled tags: edited by hand as well
-                version: 1
-                tags:
-                  # Alice, front desk
-                  - name: alice   # the first one
-                    uid: "04A1B2C3D4E580"
-                    groups: [staff]
-                    validFrom: 2026-12-01
+        let robert = """
+              - name: robert
+                uid: "04B3"
+                groups: [night]
 
-                  # Bob, nights
-                  - name: robert
-                    uid: "04B3"
-                    groups: [night]
-
-                  # Dave, visitor
-                  - name: dave
-                    uid: "04D4"
-                # end of file
-
-                """)
+            """
+        #expect(text == (try Self.commented((Self.bob, robert))))
     }
 
     @Test("Replacing the last entry keeps the comment at the end of the file; the name may stay the same")
@@ -332,31 +331,9 @@ import Yams
     func disableAddsKey() throws {
         let text = try TagsFileEditor.settingDisabled(true, entryNamed: "alice", in: Self.commented)
         #expect(
-            text == """
-                # Enrolled tags: edited by hand as well
-                version: 1
-                tags:
-                  # Alice, front desk
-                  - name: alice   # the first one
-                    uid: "04A1B2C3D4E580"
-                    groups: [staff]
-                    validFrom: 2026-12-01
-                    disabled: true
-
-                  # Bob, nights
-                  - name: 'bob'
-                    uid: "04B2"  # replaced in May
-                    disabled: false   # back from leave
-                    note: |
-                      keeps the fob at the desk
-                      # not a comment: part of the note
-
-                  # Dave, visitor
-                  - name: dave
-                    uid: "04D4"
-                # end of file
-
-                """)
+            text
+                == (try Self.commented(
+                    ("    validFrom: 2026-12-01\n\n", "    validFrom: 2026-12-01\n    disabled: true\n\n"))))
     }
 
     @Test("Disabling the last entry adds the key before the comment at the end of the file")
@@ -434,71 +411,22 @@ import Yams
     @Test("Removing the first entry takes the comment directly above it; the blank line after it goes too")
     func removeFirst() throws {
         #expect(
-            try TagsFileEditor.removing(entryNamed: "alice", from: Self.commented) == """
-                # Enrolled tags: edited by hand as well
-                version: 1
-                tags:
-                  # Bob, nights
-                  - name: 'bob'
-                    uid: "04B2"  # replaced in May
-                    disabled: false   # back from leave
-                    note: |
-                      keeps the fob at the desk
-                      # not a comment: part of the note
-
-                  # Dave, visitor
-                  - name: dave
-                    uid: "04D4"
-                # end of file
-
-                """)
+            try TagsFileEditor.removing(entryNamed: "alice", from: Self.commented)
+                == (try Self.commented((Self.alice + "\n", ""))))
     }
 
     @Test("Removing a middle entry takes its comment and lines, keeps the comment above the next entry")
     func removeMiddle() throws {
         #expect(
-            try TagsFileEditor.removing(entryNamed: "bob", from: Self.commented) == """
-                # Enrolled tags: edited by hand as well
-                version: 1
-                tags:
-                  # Alice, front desk
-                  - name: alice   # the first one
-                    uid: "04A1B2C3D4E580"
-                    groups: [staff]
-                    validFrom: 2026-12-01
-
-                  # Dave, visitor
-                  - name: dave
-                    uid: "04D4"
-                # end of file
-
-                """)
+            try TagsFileEditor.removing(entryNamed: "bob", from: Self.commented)
+                == (try Self.commented(("  # Bob, nights\n" + Self.bob + "\n", ""))))
     }
 
     @Test("Removing the last entry keeps the comment at the end of the file")
     func removeLast() throws {
         #expect(
-            try TagsFileEditor.removing(entryNamed: "dave", from: Self.commented) == """
-                # Enrolled tags: edited by hand as well
-                version: 1
-                tags:
-                  # Alice, front desk
-                  - name: alice   # the first one
-                    uid: "04A1B2C3D4E580"
-                    groups: [staff]
-                    validFrom: 2026-12-01
-
-                  # Bob, nights
-                  - name: 'bob'
-                    uid: "04B2"  # replaced in May
-                    disabled: false   # back from leave
-                    note: |
-                      keeps the fob at the desk
-                      # not a comment: part of the note
-
-                # end of file
-
-                """)
+            try TagsFileEditor.removing(entryNamed: "dave", from: Self.commented)
+                == (try Self.commented((Self.dave, ""))))
     }
 
     @Test("Removing the only entry leaves an empty 'tags:', to which an entry can be appended again")
