@@ -19,20 +19,9 @@ It prints the medians of each for both. The feedback must not delay the action: 
 should match. It asserts nothing.
 """
 import argparse, json, os, signal, statistics, subprocess, sys, tempfile, time
-from private_pcscd import finish, free_port, start as start_pcscd, wait_for
+from private_pcscd import finish, free_port, realtime_offset, start as start_pcscd, wait_for
 
 PSEUDO_APDUS = ("FF0040", "FF0052", "FF0048")
-
-
-def realtime_offset():
-    """CLOCK_REALTIME minus CLOCK_MONOTONIC, for `date +%s%N`."""
-    samples = []
-    for _ in range(20):
-        a = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        r = time.clock_gettime_ns(time.CLOCK_REALTIME)
-        b = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        samples.append((b - a, r - (a + b) // 2))
-    return min(samples)[1]
 
 
 def figures(timeline, started):

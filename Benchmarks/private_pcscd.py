@@ -33,6 +33,17 @@ def wait_for(predicate, seconds):
     return False
 
 
+def realtime_offset():
+    """CLOCK_REALTIME minus CLOCK_MONOTONIC, for `date +%s%N` (which only knows the real-time clock)."""
+    samples = []
+    for _ in range(20):
+        a = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        r = time.clock_gettime_ns(time.CLOCK_REALTIME)
+        b = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        samples.append((b - a, r - (a + b) // 2))
+    return min(samples)[1]
+
+
 def cpu_seconds(pid):
     """utime + stime of a process, in seconds."""
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()

@@ -23,21 +23,10 @@ and their sum, ATR -> action. It prints the median of each for both and the rati
 It asserts nothing.
 """
 import argparse, json, os, signal, statistics, subprocess, sys, tempfile, time
-from private_pcscd import WebhookReceiver, finish, free_port, start as start_pcscd, wait_for
+from private_pcscd import WebhookReceiver, finish, free_port, realtime_offset, start as start_pcscd, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 URI = rb"https://bench\.example/[a-z]+/[0-9]+"
-
-
-def realtime_offset():
-    """CLOCK_REALTIME minus CLOCK_MONOTONIC, for `date +%s%N` (which only knows the real-time clock)."""
-    samples = []
-    for _ in range(20):
-        a = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        r = time.clock_gettime_ns(time.CLOCK_REALTIME)
-        b = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        samples.append((b - a, r - (a + b) // 2))
-    return min(samples)[1]
 
 
 def stretches(timeline, arrived):
