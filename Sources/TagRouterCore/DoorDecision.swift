@@ -1,4 +1,5 @@
 public import Foundation
+import JSONOutput
 import StateStore
 import TagActions
 import TagRules
@@ -80,12 +81,10 @@ public struct DoorDecision: Sendable, Hashable, Encodable {
         try container.encode(eventID, forKey: .eventID)
     }
 
-    /// The payload: one JSON object, keys sorted, `/` not escaped.
+    /// The payload: one JSON object in the one JSON style (`JSONOutput`).
     public func json() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Strings only: encoding cannot fail.
-        return Array(try! encoder.encode(self))
+        Array(try! JSONOutput.data(self))
     }
 }
 
