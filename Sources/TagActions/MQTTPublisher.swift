@@ -54,8 +54,8 @@ public final class MQTTPublisher: Service, Sendable {
     enum Input: Sendable {
         case connection(MQTTEvent)
         case wake
-        case reader(String)
-        case presence(String, Bool)
+        /// Every reader present and whether a tag is on it, as the router last told.
+        case readers([String: Bool])
         /// The loop's alarm went off (``PublisherLoop``: acknowledgements to write, a publication's `retryFor`
         /// passed, the stop's deadline).
         case alarm
@@ -146,18 +146,11 @@ public final class MQTTPublisher: Service, Sendable {
         return .published
     }
 
-    /// Tells the publisher a reader is present (Home Assistant discovery publishes a device for it).
-    /// - Parameter name: the PC/SC reader name.
-    public func readerAppeared(_ name: String) {
-        input.yield(.reader(name))
-    }
-
-    /// Tells the publisher whether a tag is on a reader (Home Assistant discovery's presence sensor).
-    /// - Parameters:
-    ///   - reader: the reader name.
-    ///   - isPresent: whether a tag is on it.
-    public func presenceChanged(_ reader: String, isPresent: Bool) {
-        input.yield(.presence(reader, isPresent))
+    /// Tells the publisher the readers present and whether a tag is on each, as the router's reader state has
+    /// them now (Home Assistant discovery publishes a device and a presence sensor for each reader).
+    /// - Parameter readers: every reader present, and whether a tag is on it.
+    public func readersChanged(_ readers: [String: Bool]) {
+        input.yield(.readers(readers))
     }
 
     /// Connects and publishes until graceful shutdown or cancellation; then publishes `offline` and disconnects.

@@ -28,10 +28,9 @@ struct PublisherLoop {
     var cursor: Int64 = 0
     /// Rows acknowledged, not yet marked delivered.
     var acknowledged: [Int64] = []
-    /// Readers present, for Home Assistant discovery.
-    var readers: Set<String> = []
-    /// Whether a tag is on each reader, for Home Assistant's presence sensor.
-    var presence: [String: Bool] = [:]
+    /// The readers present and whether a tag is on each, as the router last told (Home Assistant discovery and
+    /// its presence sensor): replaced by each report, never changed here.
+    var readers: [String: Bool] = [:]
     var state = State.starting
     /// When the acknowledgements waiting in ``acknowledged`` are written, at the latest.
     var acknowledgementsDue: ContinuousClock.Instant?
@@ -71,19 +70,15 @@ struct PublisherLoop {
                 publisher.wakePending.store(false, ordering: .releasing)
                 expiryUnknown = true
                 publishPending()
-            case .reader(let name):
-                let isNew = readers.insert(name).inserted
-                // A reader appears empty until a tag is reported on it (the router reports one present right
-                // after): a tag taken away while the router was down is OFF now, not left ON from before.
-                if presence[name] == nil { presence[name] = false }
-                if isNew, state == .connected {
-                    publishDiscovery(for: [name])
-                    publishPresence(of: [name])
-                }
-            case .presence(let reader, let isPresent):
-                guard presence[reader] != isPresent else { continue }
-                presence[reader] = isPresent
-                if state == .connected { publishPresence(of: [reader]) }
+            case .readers(let now):
+                let before = readers
+                readers = now
+                guard state == .connected else { continue }
+                publishDiscovery(for: now.keys.filter { before[$0] == nil }.sorted())
+                // A new reader's state, a changed one's, and OFF for a reader that went with a tag on it.
+                var changed = now.filter { before[$0.key] != $0.value }
+                for (reader, wasPresent) in before where wasPresent && now[reader] == nil { changed[reader] = false }
+                publishPresence(changed)
             case .alarm:
                 alarmAt = nil
                 alarmWentOff()
@@ -119,8 +114,8 @@ struct PublisherLoop {
             _ = try? connection.publish(MQTTMessage(topic: settings.statusTopic, text: "online", qos: 1, retain: true))
             if let prefix = settings.discoveryPrefix {
                 try? connection.subscribe(prefix + "/status", qos: 1)
-                publishDiscovery(for: readers.sorted())
-                publishPresence(of: presence.keys.sorted())
+                publishDiscovery(for: readers.keys.sorted())
+                publishPresence(readers)
             }
             publishPending()
         case .refused(let code, let reason):
@@ -149,7 +144,7 @@ struct PublisherLoop {
             if let prefix = settings.discoveryPrefix, message.topic == prefix + "/status",
                 message.payload == Array("online".utf8)
             {
-                publishDiscovery(for: readers.sorted())
+                publishDiscovery(for: readers.keys.sorted())
             }
         case .stopped:
             flushAcknowledgements()
@@ -319,10 +314,9 @@ struct PublisherLoop {
     }
 
     /// Publishes whether a tag is on each of `readers` (retained `ON` or `OFF`), with Home Assistant discovery on.
-    private func publishPresence(of readers: [String]) {
+    private func publishPresence(_ readers: [String: Bool]) {
         guard settings.discoveryPrefix != nil else { return }
-        for reader in readers {
-            guard let isPresent = presence[reader] else { continue }
+        for (reader, isPresent) in readers.sorted(by: { $0.key < $1.key }) {
             do {
                 try connection.publish(
                     MQTTMessage(

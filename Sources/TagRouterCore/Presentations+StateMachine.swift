@@ -32,13 +32,19 @@ extension Presentations {
         let serial = nextSerial
         nextSerial += 1
         current[reader] = Current(eventCount: eventCount, serial: serial, isSettled: false)
+        unidentified[reader] = serial
+        tellReaders()
         return .read(serial: serial)
     }
 
     /// A reader reported its card gone; the presentation ends.
-    /// - Parameter reader: the reader name.
-    public mutating func cardRemoved(reader: String) {
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - now: the current time.
+    public mutating func cardRemoved(reader: String, now: ContinuousClock.Instant) {
         current[reader] = nil
+        cardLeft(reader: reader, now: now)
+        tellReaders()
     }
 
     /// A reader appeared.
@@ -46,16 +52,21 @@ extension Presentations {
     /// - Returns: how many readers are present now.
     public mutating func readerAdded(reader: String) -> Int {
         readers.insert(reader)
+        tellReaders()
         return readers.count
     }
 
     /// A reader disappeared (unplugged, or pcscd lost); its presentation ends.
-    /// - Parameter reader: the reader name.
+    /// - Parameters:
+    ///   - reader: the reader name.
+    ///   - now: the current time.
     /// - Returns: how many readers are present now.
     @discardableResult
-    public mutating func readerRemoved(reader: String) -> Int {
+    public mutating func readerRemoved(reader: String, now: ContinuousClock.Instant) -> Int {
         readers.remove(reader)
         current[reader] = nil
+        cardLeft(reader: reader, now: now)
+        tellReaders()
         return readers.count
     }
 
@@ -81,7 +92,7 @@ extension Presentations {
         }
         presentation.isSettled = true
         current[reader] = presentation
-        let key = CooldownKey(reader: reader, identity: identity)
+        let key = ReaderTag(reader: reader, identity: identity)
         if let last = lastDispatch[key], cooldown > .zero, now - last < cooldown {
             return .suppressInCooldown(since: now - last)
         }
@@ -95,7 +106,7 @@ extension Presentations {
     }
 
     /// Marks presentation `serial` decided without a dispatch: the tag came back within a followed
-    /// presentation's grace and continues it (``PresentationFollower``).
+    /// presentation's grace and continues it (``arrived(reader:serial:identity:now:)``).
     /// - Parameters:
     ///   - reader: the reader name.
     ///   - serial: the serial ``cardPresented(reader:eventCount:)`` returned.

@@ -32,11 +32,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         public var acceptsReader: @Sendable (String) -> Bool
         /// The clock cooldown is measured with.
         public var now: @Sendable () -> ContinuousClock.Instant
-        /// Called with the name of each accepted reader that appears (MQTT's Home Assistant discovery).
-        public var readerAdded: @Sendable (String) -> Void = { _ in }
-        /// Called when a tag is put on an accepted reader (`true`) or leaves it (`false`): Home Assistant
-        /// discovery's presence sensor.
-        public var presenceChanged: @Sendable (_ reader: String, _ isPresent: Bool) -> Void = { _, _ in }
+        /// Called with every accepted reader present and whether a tag is on it, each time that changes (a
+        /// reader appears or goes, a tag is put on one or leaves it): MQTT's Home Assistant discovery and its
+        /// presence sensor. ``Presentations`` owns this state; whoever follows it keeps no map of its own.
+        public var readersChanged: @Sendable (_ readers: [String: Bool]) -> Void = { _ in }
         /// Where the events are handled: `tagrouter run` passes the thread its ``PCSC/ReaderWatcher`` waits on, so
         /// that an event reaches the router with no thread hop (taps run elsewhere: ``CardReader/executor(for:)``).
         /// `nil`, the default: Swift's global executor.
@@ -76,11 +75,13 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     let reporter: TapReporter
     let metrics: RouterMetrics
     let logger: Logger
+    /// The readers, presentations, cooldown and followed presentations: a value, changed under this lock only
+    /// through ``updatePresentations(_:)``, which carries out what it asks for.
     let presentations = Mutex(Presentations())
+    /// The timers and later events ``Presentations`` asks for.
+    let runs = PresentationRuns()
     /// The readers locked out by a rule's `lockout:`, and the refusals counted towards it.
     let lockouts = Mutex(Lockouts())
-    /// The presentations whose rules have an `on:` block, and their later events.
-    let follower: PresentationFollower
     /// The claim `tagrouter learn` puts in the rules folder on the readers it enrolls on (``LearnClaim``).
     let learnClaim: LearnClaimWatch?
     /// The SUN counters (the state database); nil: nothing is recorded and no replay is found (a dry run).
@@ -114,7 +115,6 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             metrics: metrics, history: history, logger: logger, decisions: configuration.decisions)
         self.metrics = metrics
         self.logger = logger
-        self.follower = PresentationFollower(now: configuration.now)
         self.learnClaim = LearnClaim.rulesFolder(of: rules.sources).map(LearnClaimWatch.init(folder:))
         self.sunCounters = sunCounters
         self.signaller = ReaderSignaller(logger: logger)
@@ -161,7 +161,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                 logger.info("router.stopping")
             }
             // Taps are over; later events already started finish, and nothing more is decided.
-            await follower.stop()
+            updatePresentations { $0.stop() }
+            await runs.stop()
         }
         await cardReader.reset()
     }
@@ -174,41 +175,37 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                 logger.debug("reader.skipped", metadata: ["reader.name": "\(name)"])
                 return nil
             }
-            let count = presentations.withLock { $0.readerAdded(reader: name) }
+            let count = updatePresentations { $0.readerAdded(reader: name) }
             metrics.readersPresent.record(count)
             logger.info("reader.added", metadata: ["reader.name": "\(name)"])
-            configuration.readerAdded(name)
         case .readerRemoved(let name):
             cardReader.readerRemoved(name)
             signaller.readerRemoved(name)
             guard configuration.acceptsReader(name) else { return nil }
-            let count = presentations.withLock { $0.readerRemoved(reader: name) }
+            let now = configuration.now()
+            let count = updatePresentations { $0.readerRemoved(reader: name, now: now) }
             metrics.readersPresent.record(count)
-            follower.cardLeft(reader: name)
-            configuration.presenceChanged(name, false)
             logger.info("reader.removed", metadata: ["reader.name": "\(name)"])
             if count == 0 { logger.info("waiting for a reader…") }
         case .cardPresented(let reader, let atr, let eventCount):
             guard configuration.acceptsReader(reader) else { return nil }
             let received = ContinuousClock.now
-            let action = presentations.withLock { $0.cardPresented(reader: reader, eventCount: eventCount) }
+            let action = updatePresentations { $0.cardPresented(reader: reader, eventCount: eventCount) }
             guard case .read(let serial) = action else { return nil }
-            follower.cardPresented(reader: reader, serial: serial)
-            configuration.presenceChanged(reader, true)
             return Tap(reader: reader, atr: atr, serial: serial, received: received)
         case .cardRemoved(let reader):
-            presentations.withLock { $0.cardRemoved(reader: reader) }
-            follower.cardLeft(reader: reader)
-            if configuration.acceptsReader(reader) { configuration.presenceChanged(reader, false) }
+            let now = configuration.now()
+            updatePresentations { $0.cardRemoved(reader: reader, now: now) }
         case .serviceLost(let error):
-            follower.serviceLost()
+            updatePresentations { $0.serviceLost() }
             logger.warning(
                 "pcscd is not reachable; retrying until it is back", metadata: ["error": "\(error)"])
         case .serviceBack:
-            follower.serviceBack()
+            updatePresentations { $0.serviceBack() }
             logger.info("pcscd is back")
         case .heartbeat:
-            follower.heartbeat()
+            let now = configuration.now()
+            updatePresentations { $0.heartbeat(now: now) }
             configuration.heartbeat()
         }
         return nil
@@ -265,7 +262,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         case .invalidNDEF(let summary, let failure): return .invalidNDEF(summary, failure)
         case .read(let read): tag = read
         }
-        let arrival = follower.arrived(reader: tap.reader, serial: tap.serial, identity: tag.identity)
+        let now = configuration.now()
+        let arrival = updatePresentations {
+            $0.arrived(reader: tap.reader, serial: tap.serial, identity: tag.identity, now: now)
+        }
         // Before anything decides what to do with the tag: a verified message is spent once seen, whatever comes of
         // it (admitted, refused, held by learn), so a copy of it is worth nothing later.
         spendSUNCounter(&tag)
@@ -304,9 +304,12 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         if !followed.isEmpty {
             let gate = Gate()
             tapDone = gate
-            follower.follow(
-                id: presentationID, tag: tag, rules: followed, start: tap.received, tapDone: gate
-            ) { [self] event in await carryOut(event) }
+            // The chain's first link: the presentation's later events wait for the tap's actions.
+            runs.chain(id: presentationID) { await gate.wait() }
+            let now = configuration.now()
+            updatePresentations {
+                $0.follow(id: presentationID, tag: tag, rules: followed, start: tap.received, now: now)
+            }
         }
         let plan: [(Rule, PresentationContext?)] = tag.matches.map { match in
             guard returning != nil || !match.rule.on.isEmpty else { return (match.rule, nil) }
@@ -425,7 +428,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     /// Carries out a later event of a followed presentation and reports it (docs/rules.md, "Tags that stay on
     /// the reader").
     /// - Parameter event: the event.
-    func carryOut(_ event: PresentationFollower.Event) async {
+    func carryOut(_ event: Presentations.LaterEvent) async {
         // The rules as they are now: a reload since the tap may have changed a rule's actions, or removed the rule
         // or its event, and a later event never runs what the rules no longer say.
         let current = pipeline.rules.ruleSet.rules

@@ -113,10 +113,7 @@ public enum RouterLauncher {
         routerConfiguration.eventHandled = { notifier.alive() }
         routerConfiguration.heartbeat = { notifier.ready(status: readiness) }
         if let mqtt {
-            routerConfiguration.readerAdded = { mqtt.readerAppeared($0) }
-            if ruleSet.mqtt?.discoveryPrefix != nil {
-                routerConfiguration.presenceChanged = { mqtt.presenceChanged($0, isPresent: $1) }
-            }
+            routerConfiguration.readersChanged = { mqtt.readersChanged($0) }
             routerConfiguration.decisions = decisionStream(mqtt, store: store, logger: logger)
         }
         let router = Router(

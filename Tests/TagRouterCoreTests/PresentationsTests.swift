@@ -28,7 +28,7 @@ private let t0 = ContinuousClock.now
     guard case .read(let first) = state.cardPresented(reader: door, eventCount: 1) else { return }
     #expect(
         state.tagIdentified(reader: door, serial: first, identity: tagA, cooldown: .seconds(2), now: t0) == .dispatch)
-    state.cardRemoved(reader: door)
+    state.cardRemoved(reader: door, now: .now)
     guard case .read(let second) = state.cardPresented(reader: door, eventCount: 3) else {
         Issue.record("re-tap must read")
         return
@@ -37,7 +37,7 @@ private let t0 = ContinuousClock.now
         state.tagIdentified(reader: door, serial: second, identity: tagA, cooldown: .seconds(2), now: t0 + .seconds(1))
             == .suppressInCooldown(since: .seconds(1))
     )
-    state.cardRemoved(reader: door)
+    state.cardRemoved(reader: door, now: .now)
     guard case .read(let third) = state.cardPresented(reader: door, eventCount: 5) else { return }
     #expect(
         state.tagIdentified(reader: door, serial: third, identity: tagA, cooldown: .seconds(2), now: t0 + .seconds(3))
@@ -52,7 +52,7 @@ private let t0 = ContinuousClock.now
     else { return }
     #expect(state.tagIdentified(reader: door, serial: s1, identity: tagA, cooldown: .seconds(2), now: t0) == .dispatch)
     #expect(state.tagIdentified(reader: desk, serial: s2, identity: tagA, cooldown: .seconds(2), now: t0) == .dispatch)
-    state.cardRemoved(reader: door)
+    state.cardRemoved(reader: door, now: .now)
     guard case .read(let s3) = state.cardPresented(reader: door, eventCount: 3) else { return }
     #expect(state.tagIdentified(reader: door, serial: s3, identity: tagB, cooldown: .seconds(2), now: t0) == .dispatch)
 }
@@ -84,10 +84,10 @@ private let t0 = ContinuousClock.now
 @Test func readFinishingAfterRemovalDispatchesNothing() {
     var state = Presentations()
     guard case .read(let serial) = state.cardPresented(reader: door, eventCount: 1) else { return }
-    state.cardRemoved(reader: door)
+    state.cardRemoved(reader: door, now: .now)
     #expect(state.tagIdentified(reader: door, serial: serial, identity: tagA, cooldown: .zero, now: t0) == .ignore)
     guard case .read(let again) = state.cardPresented(reader: door, eventCount: 3) else { return }
-    state.readerRemoved(reader: door)
+    state.readerRemoved(reader: door, now: .now)
     #expect(state.tagIdentified(reader: door, serial: again, identity: tagA, cooldown: .zero, now: t0) == .ignore)
 }
 
@@ -132,7 +132,7 @@ func randomUIDsAreKnownByContent(uid: [UInt8], isRandom: Bool) {
             state.tagIdentified(
                 reader: door, serial: serial, identity: last, cooldown: .seconds(86_400), now: t0 + .seconds(index))
                 == .dispatch)
-        state.cardRemoved(reader: door)
+        state.cardRemoved(reader: door, now: .now)
     }
     #expect(state.rememberedCount <= limit + Presentations.pruneInterval)
     // The newest dispatches are the ones kept: the last tag is still in its cooldown.

@@ -305,7 +305,7 @@ private let rules = """
             """
         let embedded = try EmbeddedRouter(rules: shelf)
         let tapped = embedded.rules.ruleSet.rules[0]
-        let event = PresentationFollower.Event(
+        let event = Presentations.LaterEvent(
             context: PresentationContext(kind: .removed, presentationID: "p1", presentedFor: .seconds(2)),
             tag: ReadTag(
                 tag: TagSummary(reader: door, uid: "04A1B2C3D4E580", tech: "type2", uri: "https://shelf.example/1"),

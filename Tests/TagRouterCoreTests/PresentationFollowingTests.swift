@@ -1,56 +1,50 @@
 import Foundation
 import NDEF
-import Synchronization
 import TagRules
 import Testing
 
 @testable import TagRouterCore
 
-/// ``PresentationFollower`` on a virtual clock: 1,000 presentations with random durations produce exactly the
-/// events the durations imply (issue 30), computed here by a model of docs/rules.md, "Tags that stay on the
-/// reader", written independently of the follower.
-@Suite struct PresentationFollowerTests {
-    /// A clock that moves only when told, firing the timers set on it in deadline order.
-    final class VirtualClock: Sendable {
-        private struct State {
-            var now: ContinuousClock.Instant
-            var timers: [(deadline: ContinuousClock.Instant, id: Int, fire: @Sendable () -> Void)] = []
-            var nextID = 0
-        }
+/// ``Presentations``' later events on a virtual clock: 1,000 presentations with random durations produce exactly
+/// the events the durations imply (issue 30), computed here by a model of docs/rules.md, "Tags that stay on the
+/// reader", written independently of the value. The value is driven alone, with no router and no task: the test
+/// sets the timers it asks for and fires them in deadline order.
+@Suite struct PresentationFollowingTests {
+    /// The value, the time, and the timers it asked for; the later events it fired, by presentation.
+    struct Driver {
+        var presentations = Presentations()
+        var now = ContinuousClock.now
+        var timers: [(deadline: ContinuousClock.Instant, id: UInt64)] = []
+        var fired: [String: [String]] = [:]
+        var readers: [[String: Bool]] = []
 
-        private let state = Mutex(State(now: ContinuousClock.now))
-
-        var now: ContinuousClock.Instant { state.withLock { $0.now } }
-
-        func schedule(
-            _ deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void
-        ) -> @Sendable () -> Void {
-            let id = state.withLock { state in
-                state.nextID += 1
-                state.timers.append((deadline, state.nextID, fire))
-                return state.nextID
+        /// Changes the value, then carries out its effects as the router would.
+        mutating func change<Result>(_ body: (inout Presentations) -> Result) -> Result {
+            let result = body(&presentations)
+            for effect in presentations.takeEffects() {
+                switch effect {
+                case .setTimer(let id, let deadline): timers.append((deadline, id))
+                case .cancelTimer(let id): timers.removeAll { $0.id == id }
+                case .fire(let event):
+                    let ms = event.context.presentedForMilliseconds
+                    fired[event.context.presentationID, default: []].append("\(event.context.kind.rawValue) \(ms)")
+                case .readersChanged(let picture): readers.append(picture)
+                }
             }
-            return { [self] in state.withLock { $0.timers.removeAll { $0.id == id } } }
+            return result
         }
 
         /// Moves to `instant`, firing every timer due on the way at its own deadline.
-        func advance(to instant: ContinuousClock.Instant) {
-            while true {
-                let due = state.withLock { state -> (@Sendable () -> Void)? in
-                    guard
-                        let index = state.timers.indices.min(by: {
-                            state.timers[$0].deadline < state.timers[$1].deadline
-                        }),
-                        state.timers[index].deadline <= instant
-                    else { return nil }
-                    let timer = state.timers.remove(at: index)
-                    state.now = max(state.now, timer.deadline)
-                    return timer.fire
-                }
-                guard let due else { break }
-                due()
+        mutating func advance(to instant: ContinuousClock.Instant) {
+            while let index = timers.indices.min(by: { timers[$0].deadline < timers[$1].deadline }),
+                timers[index].deadline <= instant
+            {
+                let timer = timers.remove(at: index)
+                now = max(now, timer.deadline)
+                let now = now
+                change { $0.timerFired(timer.id, now: now) }
             }
-            state.withLock { $0.now = max($0.now, instant) }
+            now = max(now, instant)
         }
     }
 
@@ -152,54 +146,52 @@ import Testing
         }
         let expected = Self.model(gestures)
 
-        let clock = VirtualClock()
-        let origin = clock.now
-        let follower = PresentationFollower(now: { clock.now }, schedule: { clock.schedule($0, $1) })
-        let recorded = Mutex<[String: [String]]>([:])
-        let perform: PresentationFollower.Perform = { event in
-            let ms = event.context.presentedForMilliseconds
-            recorded.withLock {
-                $0[event.context.presentationID, default: []].append("\(event.context.kind.rawValue) \(ms)")
-            }
-        }
+        var driver = Driver()
+        let origin = driver.now
+        _ = driver.change { $0.readerAdded(reader: "Shelf") }
         var arrivals: [String] = []
         var sessions: [String: Int] = [:]
         var time = 0
         for (index, (presented, gap)) in gestures.enumerated() {
             let at = origin + .milliseconds(time)
-            clock.advance(to: at)
-            let serial = UInt64(index + 1)
-            follower.cardPresented(reader: "Shelf", serial: serial)
+            driver.advance(to: at)
+            let action = driver.change { $0.cardPresented(reader: "Shelf", eventCount: UInt16(truncatingIfNeeded: index)) }
+            guard case .read(let serial) = action else {
+                Issue.record("presentation \(index) was not read")
+                return
+            }
             let tag = Self.tag()
-            switch follower.arrived(reader: "Shelf", serial: serial, identity: tag.identity) {
+            let arrival = driver.change { $0.arrived(reader: "Shelf", serial: serial, identity: tag.identity, now: at) }
+            switch arrival {
             case .continued(let id):
                 arrivals.append("continued \(sessions[id] ?? -1)")
             case .returned(let id):
                 arrivals.append("returned \(sessions[id] ?? -1)")
-                let done = Gate()
-                follower.follow(id: id, tag: tag, rules: [Self.rule], start: at, tapDone: done, perform: perform)
-                done.open()
+                driver.change { $0.follow(id: id, tag: tag, rules: [Self.rule], start: at, now: at) }
             case .tap:
                 let id = "p\(index)"
                 sessions[id] = sessions.count
                 arrivals.append("tap \(sessions[id]!)")
-                let done = Gate()
-                follower.follow(id: id, tag: tag, rules: [Self.rule], start: at, tapDone: done, perform: perform)
-                done.open()
+                driver.change { $0.follow(id: id, tag: tag, rules: [Self.rule], start: at, now: at) }
             }
             time += presented
-            clock.advance(to: origin + .milliseconds(time))
-            follower.cardLeft(reader: "Shelf")
+            let left = origin + .milliseconds(time)
+            driver.advance(to: left)
+            driver.change { $0.cardRemoved(reader: "Shelf", now: left) }
             time += gap
         }
-        clock.advance(to: origin + .milliseconds(time + 10_000))
-        await follower.stop()
+        driver.advance(to: origin + .milliseconds(time + 10_000))
+        driver.change { $0.stop() }
 
         #expect(arrivals == expected.arrivals)
-        let byID = recorded.withLock { $0 }
-        let actual = sessions.sorted { $0.value < $1.value }.map { byID[$0.key] ?? [] }
+        let actual = sessions.sorted { $0.value < $1.value }.map { driver.fired[$0.key] ?? [] }
         #expect(actual == expected.later)
-        #expect(follower.presentCount == 0)
+        #expect(driver.presentations.followedCount == 0)
+        #expect(driver.timers.isEmpty && driver.presentations.timerCount == 0)
+        // The shelf's presence sensor: told only when it changed, and every change told.
+        let told = driver.readers.map { $0["Shelf"] ?? false }
+        #expect(told.count == 2 * gestures.count + 1)
+        #expect(zip(told, told.dropFirst()).allSatisfy { $0 != $1 })
         let kinds = expected.arrivals.map { String($0.split(separator: " ")[0]) }
         // The run is only worth something if every kind of event happened many times.
         for kind in ["tap", "continued", "returned"] { #expect(kinds.filter { $0 == kind }.count > 50, "\(kind)") }
@@ -220,24 +212,23 @@ import Testing
                   held: { for: 1h, run: [/bin/true] }
             """
         let rule = try RuleSet.load(files: [("f.yaml", text)], environment: [:]).get().rules[0]
-        let clock = VirtualClock()
-        let follower = PresentationFollower(now: { clock.now }, schedule: { clock.schedule($0, $1) })
-        let events = Mutex<[String]>([])
-        follower.cardPresented(reader: "Shelf", serial: 1)
+        var driver = Driver()
+        _ = driver.change { $0.readerAdded(reader: "Shelf") }
         let tag = Self.tag()
-        #expect(follower.arrived(reader: "Shelf", serial: 1, identity: tag.identity) == .tap)
-        let done = Gate()
-        follower.follow(id: "p1", tag: tag, rules: [rule], start: clock.now, tapDone: done) { event in
-            events.withLock { $0.append(event.context.kind.rawValue) }
+        guard case .read(let serial) = driver.change({ $0.cardPresented(reader: "Shelf", eventCount: 1) }) else {
+            Issue.record("the presentation was not read")
+            return
         }
-        done.open()
-        #expect(follower.timerCount == 1)
-        follower.cardLeft(reader: "Shelf")
-        clock.advance(to: clock.now + .milliseconds(150))
-        #expect(follower.presentCount == 0)
-        #expect(follower.timerCount == 0, "the held timer of a closed presentation is cancelled")
-        clock.advance(to: clock.now + .seconds(7_200))
-        await follower.stop()
-        #expect(events.withLock { $0 } == ["removed"])
+        let now = driver.now
+        #expect(driver.change { $0.arrived(reader: "Shelf", serial: serial, identity: tag.identity, now: now) } == .tap)
+        driver.change { $0.follow(id: "p1", tag: tag, rules: [rule], start: now, now: now) }
+        #expect(driver.presentations.timerCount == 1)
+        driver.change { $0.cardRemoved(reader: "Shelf", now: now) }
+        driver.advance(to: now + .milliseconds(150))
+        #expect(driver.presentations.followedCount == 0)
+        #expect(driver.presentations.timerCount == 0, "the held timer of a closed presentation is cancelled")
+        #expect(driver.timers.isEmpty, "and the router was told to cancel it")
+        driver.advance(to: now + .seconds(7_200))
+        #expect(driver.fired["p1"]?.map { $0.prefix { $0 != " " } } == ["removed"])
     }
 }
