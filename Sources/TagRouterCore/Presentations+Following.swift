@@ -114,7 +114,8 @@ extension Presentations {
             id: id, reader: reader, identity: tag.identity, tag: tag, rules: rules, start: start)
         for rule in rules {
             guard let held = rule.on.held,
-                let timer = setTimer(at: start + held.timing, for: .held(reader: reader, id: id, start: start, rule: rule))
+                let timer = setTimer(
+                    at: start + held.timing, for: .held(reader: reader, id: id, start: start, rule: rule))
             else { continue }
             presentation.heldTimers.append(timer)
         }

@@ -155,7 +155,9 @@ import Testing
         for (index, (presented, gap)) in gestures.enumerated() {
             let at = origin + .milliseconds(time)
             driver.advance(to: at)
-            let action = driver.change { $0.cardPresented(reader: "Shelf", eventCount: UInt16(truncatingIfNeeded: index)) }
+            let action = driver.change {
+                $0.cardPresented(reader: "Shelf", eventCount: UInt16(truncatingIfNeeded: index))
+            }
             guard case .read(let serial) = action else {
                 Issue.record("presentation \(index) was not read")
                 return
