@@ -262,38 +262,18 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         case .invalidNDEF(let summary, let failure): return .invalidNDEF(summary, failure)
         case .read(let read): tag = read
         }
-        let now = configuration.now()
-        let arrival = updatePresentations {
-            $0.arrived(reader: tap.reader, serial: tap.serial, identity: tag.identity, now: now)
-        }
         // Before anything decides what to do with the tag: a verified message is spent once seen, whatever comes of
         // it (admitted, refused, held by learn), so a copy of it is worth nothing later.
-        spendSUNCounter(&tag)
-        refuseIfLockedOut(&tag, reader: tap.reader)
-        guard !tag.matches.isEmpty || tag.refusal != nil else { return .ignored(tag.tag) }
-        if isHeldByLearn(tap.reader) { return .heldByLearn(tag.tag) }
-        // The refusing rule's cooldown when a door rule refused the tag (the matched rules are `continue` ones).
-        guard let deciding = tag.refusal?.rule ?? tag.matches.first?.rule else { return .ignored(tag.tag) }
-        let rules = tag.matches.map(\.rule.name) + (tag.refusal.map { [$0.rule.name] } ?? [])
-        var returning: String?
-        switch arrival {
-        case .tap: break
-        case .continued(let id):
-            // Back within the grace: the same presentation goes on, with no tap and no event.
-            presentations.withLock { $0.settle(reader: tap.reader, serial: tap.serial) }
-            return .continued(tag.tag, rules: rules, presentationID: id)
-        case .returned(let id): returning = id
-        }
-        let decision = presentations.withLock {
-            // A return within the rule's window is not a repeated tap: no cooldown applies to it.
-            $0.tagIdentified(
-                reader: tap.reader, serial: tap.serial, identity: tag.identity,
-                cooldown: returning == nil ? deciding.cooldown : .zero, now: configuration.now())
-        }
-        switch decision {
-        case .ignore: return .superseded(tag.tag, rules: rules)
-        case .suppressInCooldown(let since): return .suppressed(tag.tag, rules: rules, since: since)
-        case .dispatch: break
+        let sunCounter = spendSUNCounter(of: tag)
+        let lock = lock(of: tap.reader)
+        let mayMatter = !tag.matches.isEmpty || tag.refusal != nil || lock != nil
+        let facts = TapFacts(
+            sunCounter: sunCounter, lock: lock, isHeldByLearn: mayMatter && isHeldByLearn(tap.reader),
+            now: configuration.now())
+        let returning: String?
+        switch updatePresentations({ $0.decide(tag, serial: tap.serial, facts: facts) }) {
+        case .ended(let outcome): return outcome
+        case .dispatch(let decided, let returns): (tag, returning) = (decided, returns)
         }
         let time = Date()
         let eventID = EventID.make(at: time)
@@ -369,41 +349,31 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         learnClaim?.current()?.readers.contains(reader) == true
     }
 
-    /// Records the counter of the tap's verified SUN message, if it has one; a counter not above the highest
-    /// recorded for its UID is a replay (a copied URL): the rules that required the message match no more, the
-    /// first of them refuses the tag, and a door rule that refused it already refuses it as a replay
-    /// (docs/doors.md, "SUN: tags that prove themselves"). A store that cannot be used refuses too: a door fails
-    /// closed.
-    func spendSUNCounter(_ tag: inout ReadTag) {
-        guard let sun = tag.event.sun, let counters = sunCounters else { return }
-        let isNew: Bool
+    /// Records the counter of the tap's verified SUN message, if it has one (docs/doors.md, "SUN: tags that prove
+    /// themselves"): a counter not above the highest recorded for its UID is a replay (a copied URL). A store that
+    /// cannot be used counts as a replay: a door fails closed.
+    func spendSUNCounter(of tag: ReadTag) -> TapFacts.SUNCounter {
+        guard let sun = tag.event.sun, let counters = sunCounters else { return .none }
         do {
-            isNew = try counters.acceptSUNCounter(keySetID: sun.keySetID, uid: sun.uid, counter: sun.counter)
+            return try counters.acceptSUNCounter(keySetID: sun.keySetID, uid: sun.uid, counter: sun.counter)
+                ? .fresh : .replayed
         } catch {
             logger.error("sun.counter_store_failed: the tag is refused", metadata: ["error": "\(error)"])
-            isNew = false
-        }
-        guard !isNew else { return }
-        if let replay = Refusal.replay(of: tag.matches) {
-            (tag.matches, tag.refusal) = (replay.matches, replay.refusal)
-        } else if let refusal = tag.refusal, refusal.rule.requiresSUN {
-            tag.refusal = Refusal(index: refusal.index, rule: refusal.rule, reason: .replay)
+            return .replayed
         }
     }
 
-    /// When the reader is locked out (docs/doors.md, "Lockout"): the rule that locked it refuses the tag as
-    /// `locked-out`, whatever matched, and only the `continue: true` rules that are not doors still run. A lock
-    /// whose rule a reload removed, or left without `lockout:`, is lifted.
-    func refuseIfLockedOut(_ tag: inout ReadTag, reader: String) {
-        guard let lock = lockouts.withLock({ $0.lock(of: reader, now: configuration.now()) }) else { return }
+    /// The reader's lockout now (docs/doors.md, "Lockout"), with the rule in force that set it; a lock whose rule a
+    /// reload removed, or left without `lockout:`, is lifted.
+    func lock(of reader: String) -> (rule: Rule, index: Int)? {
+        guard let lock = lockouts.withLock({ $0.lock(of: reader, now: configuration.now()) }) else { return nil }
         let rules = pipeline.rules.ruleSet.rules
         guard let index = rules.firstIndex(where: { $0.name == lock.rule && $0.lockout != nil }) else {
             let kept = rules.compactMap { rule in rule.lockout.map { (rule.name, $0) } }
             lockouts.withLock { $0.keep(Dictionary(kept, uniquingKeysWith: { first, _ in first })) }
-            return
+            return nil
         }
-        tag.matches = tag.matches.filter { $0.rule.continues && !$0.rule.isDoor }
-        tag.refusal = Refusal(index: index, rule: rules[index], reason: .lockedOut)
+        return (rules[index], index)
     }
 
     /// Counts a refusal towards its rule's `lockout:` on the reader, and locks the reader when it is one too many
