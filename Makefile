@@ -11,7 +11,7 @@
 #   make package-test   builds the .deb, installs it into a throwaway Debian root and checks it works there
 # And for hardening (docs/RELIABILITY.md):
 #   make fault        only the fault suite (end to end, root)
-#   make fuzz-smoke   every fuzz target for FUZZ_SECONDS (default 30) seconds, two at a time
+#   make fuzz-smoke   every fuzz target for FUZZ_SECONDS (default 10) seconds, two at a time
 #   make soak         the long runs make test keeps short (1,000 interleaved taps)
 #   make measure      the measurement that prints figures and asserts nothing (a tap's time outside the reader)
 SWIFT ?= swift
@@ -51,7 +51,7 @@ fault:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter 'Fault(PCSCD|Tag|Action|Write|MQTT)Tests|ClassicWriteFaultTests'
 
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 10
 fuzz-smoke:
 	scripts/setup test
 	FUZZ_JOBS=2 scripts/fuzz $(FUZZ_SECONDS)

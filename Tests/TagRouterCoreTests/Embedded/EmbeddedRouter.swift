@@ -108,9 +108,11 @@ final class EmbeddedRouter: Sendable {
         return String(decoding: buffer, as: UTF8.self)
     }
 
-    /// Waits until `condition` holds (or fails the wait after 10 s), for tests that run the router as a service.
+    /// Waits until `condition` holds (or fails the wait after 30 s), for tests that run the router as a service.
+    /// The limit only ends a wait that would never end: the unit tier runs hundreds of tests at once on two cores,
+    /// and a router task can wait seconds for a thread there (10 s was once too short at a load of 10).
     func wait(until condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !condition() {
             guard ContinuousClock.now < deadline else { throw WaitTimedOut() }
             try await Task.sleep(for: .milliseconds(2))
