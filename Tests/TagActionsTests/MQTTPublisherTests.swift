@@ -112,6 +112,32 @@ struct MQTTPublisherTests {
         #expect(statuses.allSatisfy(\.retain) == false, "live deliveries are not flagged retained")
     }
 
+    @Test("presence follows the router's reports: each change once, OFF for a reader that went with a tag on it")
+    func presenceFollowsTheReports() async throws {
+        let broker = try await MosquittoBroker.start()
+        let subscriber = try await MQTTSubscriber(broker: broker, filter: "tagrouter/publisher-test/+/present")
+        var settings = try Self.settings(port: broker.port)
+        settings.discoveryPrefix = "homeassistant"
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            try await Self.withPublisher(settings: settings, directory: directory) { publisher in
+                try await Self.waitUntil { publisher.isConnected }
+                publisher.readersChanged(["Door": false])
+                publisher.readersChanged(["Door": true])
+                // Door unchanged: only Desk is published.
+                publisher.readersChanged(["Door": true, "Desk": false])
+                // Door gone with its tag: OFF.
+                publisher.readersChanged(["Desk": false])
+                let messages = try await subscriber.waitFor(4)
+                let door = settings.presenceTopic(reader: "Door")
+                let desk = settings.presenceTopic(reader: "Desk")
+                #expect(
+                    messages.map { "\($0.topic) \($0.text)" } == [
+                        "\(door) OFF", "\(door) ON", "\(desk) OFF", "\(door) OFF",
+                    ])
+            }
+        }
+    }
+
     @Test("with the broker down, QoS 0 fails, QoS 1 waits and is kept as failed once retryFor has passed")
     func retryForEndsInAFailedRow() async throws {
         let broker = try await MosquittoBroker.start()
