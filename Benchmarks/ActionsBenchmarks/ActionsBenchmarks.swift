@@ -48,8 +48,8 @@ final class WebhookHarness: Sendable {
     }
 
     /// A tap's signed delivery, as the dispatcher renders it.
-    func request() -> WebhookRequest {
-        WebhookRequest(
+    func request() -> Delivery {
+        Delivery.webhook(
             url: "http://127.0.0.1:\(receiver.port)/hook",
             body: Array(#"{"id":"x","rule":"bench","tag":{"uid":"04A1B2C3D4E580","tech":"type2"}}"#.utf8),
             secret: "bench-secret",

@@ -70,7 +70,7 @@ final class MQTTHarness: Sendable {
         let target = counter.received.load(ordering: .relaxed) + count
         for _ in 0..<count {
             _ = try publisher.enqueue(
-                MQTTPublication(
+                Delivery.mqtt(
                     topic: "bench/acs_acr122u_picc_interface_00_00/tag", payload: Self.payload, eventID: EventID.make(),
                     rule: "bench"))
         }
@@ -86,7 +86,7 @@ final class MQTTHarness: Sendable {
     func publishOne() async throws {
         let target = counter.received.load(ordering: .relaxed) + 1
         _ = try publisher.enqueue(
-            MQTTPublication(
+            Delivery.mqtt(
                 topic: "bench/acs_acr122u_picc_interface_00_00/tag", payload: Self.payload, eventID: EventID.make(),
                 rule: "bench"))
         while counter.received.load(ordering: .relaxed) < target {
@@ -121,7 +121,7 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             blackHole(
                 try! harness!.publisher.enqueue(
-                    MQTTPublication(topic: "bench/latency", payload: MQTTHarness.payload, eventID: "e", rule: "bench")))
+                    Delivery.mqtt(topic: "bench/latency", payload: MQTTHarness.payload, eventID: "e", rule: "bench")))
         }
     } setup: {
         if harness == nil { harness = try await MQTTHarness() }

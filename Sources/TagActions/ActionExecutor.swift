@@ -56,7 +56,7 @@ public struct ActionExecutor: ActionPerforming {
             return await run(typist.command(typing: text), kind: .type, document: document)
         case .webhook(let webhook):
             do {
-                let id = try outbox.enqueue(WebhookRequest(webhook, rule: rule, document: document))
+                let id = try outbox.enqueue(.webhook(webhook, rule: rule, document: document))
                 return ActionOutcome(kind: .webhook, result: .queued(delivery: id))
             } catch {
                 logger.error("webhook.enqueue_failed", metadata: ["rule.name": "\(rule)", "error": "\(error)"])
@@ -70,7 +70,7 @@ public struct ActionExecutor: ActionPerforming {
             }
             do {
                 return ActionOutcome(
-                    kind: .mqtt, result: try mqtt.enqueue(MQTTPublication(rendered, rule: rule, document: document)))
+                    kind: .mqtt, result: try mqtt.enqueue(.mqtt(rendered, rule: rule, document: document)))
             } catch {
                 logger.error("mqtt.enqueue_failed", metadata: ["rule.name": "\(rule)", "error": "\(error)"])
                 return ActionOutcome(kind: .mqtt, result: .failed(reason: "\(error)"))

@@ -127,22 +127,25 @@ public final class MQTTPublisher: Service, Sendable {
 
     /// Accepts a publication: QoS 1 is written to the outbox (durable once this returns) and the service is
     /// woken; QoS 0 is handed to the broker now if connected.
-    /// - Parameter publication: the rendered publication.
+    /// - Parameter publication: the publication (``StateStore/Delivery/mqtt(_:rule:document:)``).
     /// - Returns: ``ActionOutcome/Result/queued(delivery:)`` (QoS 1), ``ActionOutcome/Result/published`` or
     ///   ``ActionOutcome/Result/failed(reason:)`` (QoS 0).
     /// - Throws: ``ActionError`` (`invalidRequest`, `stateDatabase`).
-    public func enqueue(_ publication: MQTTPublication) throws -> ActionOutcome.Result {
+    public func enqueue(_ publication: Delivery) throws -> ActionOutcome.Result {
+        guard publication.kind == .mqtt else {
+            throw ActionError(.invalidRequest, "\(publication) is a webhook, not an MQTT publication")
+        }
+        try publication.validate()
         if publication.qos > 0 {
-            let id = try database.insert(try publication.delivery(now: Date())).id
+            let id = try database.insert(publication).id
             if !wakePending.exchange(true, ordering: .acquiringAndReleasing) { input.yield(.wake) }
             return .queued(delivery: id)
         }
-        try publication.validate()
         guard let connection, isConnected else {
             return .failed(reason: "not connected to the MQTT broker \(settings.url) (QoS 0 is not stored)")
         }
         try connection.publish(
-            MQTTMessage(topic: publication.topic, payload: publication.payload, qos: 0, retain: publication.retain))
+            MQTTMessage(topic: publication.target, payload: publication.body, qos: 0, retain: publication.retain))
         return .published
     }
 

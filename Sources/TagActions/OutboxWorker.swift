@@ -84,13 +84,16 @@ public final class OutboxWorker: Service, Sendable {
 
     /// Accepts a delivery: validates it, inserts it into the state database, then starts its first attempt, unless
     /// the worker is not running, is stopping or has every place taken (the loop then finds it pending).
-    /// - Parameter request: the rendered request.
+    /// - Parameter delivery: the webhook delivery (``StateStore/Delivery/webhook(_:rule:document:)``).
     /// - Returns: the delivery's id in the state database.
     /// - Throws: ``ActionError`` (`invalidRequest`) or ``StateStore/StateStoreError``; once this returns, the
     ///   delivery is durable.
     @discardableResult
-    public func enqueue(_ request: WebhookRequest) throws -> Int64 {
-        let delivery = try request.delivery(now: Date())
+    public func enqueue(_ delivery: Delivery) throws -> Int64 {
+        guard delivery.kind == .webhook else {
+            throw ActionError(.invalidRequest, "\(delivery) is an MQTT publication, not a webhook")
+        }
+        try delivery.validate()
         // Inserted and marked in flight under the lock the loop takes to read due rows: the loop never finds it.
         let (inserted, sender) = try shared.withLock { shared -> (Delivery, WebhookSender?) in
             let inserted = try database.insert(delivery)

@@ -39,7 +39,7 @@ extension RouterLauncher {
                 return rules.mqtt?.publishesDecisions == true && rules.isDoorReader(reader)
             },
             publish: { decision in
-                let publication = MQTTPublication(
+                let publication = Delivery.mqtt(
                     topic: topic, payload: decision.json(), qos: 1, eventID: decision.eventID,
                     rule: decision.rule ?? "-")
                 do {

@@ -70,7 +70,7 @@ struct MQTTPublisherTests {
                 try await Self.waitUntil { publisher.isConnected }
                 let eventID = EventID.make()
                 let result = try publisher.enqueue(
-                    MQTTPublication(topic: "doors/front", payload: Array("one".utf8), eventID: eventID, rule: "r"))
+                    Delivery.mqtt(topic: "doors/front", payload: Array("one".utf8), eventID: eventID, rule: "r"))
                 guard case .queued(let id) = result else {
                     Issue.record("not queued: \(result)")
                     return
@@ -85,7 +85,7 @@ struct MQTTPublisherTests {
                 #expect(record.target == "doors/front")
                 #expect(record.attempts == 1)
                 let fireAndForget = try publisher.enqueue(
-                    MQTTPublication(topic: "doors/back", payload: Array("two".utf8), qos: 0, eventID: "e0", rule: "r"))
+                    Delivery.mqtt(topic: "doors/back", payload: Array("two".utf8), qos: 0, eventID: "e0", rule: "r"))
                 #expect(fireAndForget == .published)
                 #expect(try publisher.database.deliveries(eventID: "e0").isEmpty)
                 let messages = try await subscriber.waitFor(2)
@@ -146,7 +146,7 @@ struct MQTTPublisherTests {
             try await Self.withPublisher(settings: try Self.settings(port: broker.port), directory: directory) {
                 publisher in
                 let lost = try publisher.enqueue(
-                    MQTTPublication(topic: "doors/x", payload: [], qos: 0, eventID: "e0", rule: "r"))
+                    Delivery.mqtt(topic: "doors/x", payload: [], qos: 0, eventID: "e0", rule: "r"))
                 #expect(
                     lost
                         == .failed(
@@ -155,7 +155,7 @@ struct MQTTPublisherTests {
                         ))
                 let eventID = EventID.make()
                 _ = try publisher.enqueue(
-                    MQTTPublication(
+                    Delivery.mqtt(
                         topic: "doors/x", payload: Array("late".utf8), retryFor: .seconds(1), eventID: eventID,
                         rule: "r"))
                 #expect(try publisher.database.pendingCounts()[.mqtt] == 1)
@@ -176,7 +176,7 @@ struct MQTTPublisherTests {
             ("", "mqtt topic '' is empty"),
         ])
     func invalidTopics(topic: String, message: String) throws {
-        let publication = MQTTPublication(topic: topic, payload: [], eventID: "e", rule: "r")
+        let publication = Delivery.mqtt(topic: topic, payload: [], eventID: "e", rule: "r")
         #expect(throws: ActionError(.invalidRequest, message)) { try publication.validate() }
     }
 }

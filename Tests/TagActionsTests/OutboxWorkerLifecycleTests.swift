@@ -27,7 +27,7 @@ struct OutboxWorkerLifecycleTests {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 try worker.enqueue(
-                    WebhookRequest(
+                    Delivery.webhook(
                         url: "http://127.0.0.1:\(port)/down",
                         timeout: .milliseconds(300),
                         eventID: eventID,
@@ -61,7 +61,7 @@ struct OutboxWorkerLifecycleTests {
         let eventID = EventID.make()
         try await WorkerHarness.run { worker, _ in
             try worker.enqueue(
-                WebhookRequest(
+                Delivery.webhook(
                     url: "http://127.0.0.1:\(server.port)/h",
                     retryFor: .milliseconds(1),
                     eventID: eventID,
@@ -89,8 +89,7 @@ struct OutboxWorkerDatabaseErrorTests {
                 directory: directory, busyTimeout: .milliseconds(50), logger: TestEnvironment.logger)
             let eventID = EventID.make()
             _ = try database.insert(
-                WebhookRequest(url: "http://127.0.0.1:\(server.port)/h", eventID: eventID, rule: "r")
-                    .delivery(now: Date()))
+                Delivery.webhook(url: "http://127.0.0.1:\(server.port)/h", eventID: eventID, rule: "r"))
             // Another connection holds the write lock: the worker can read and send, but not record.
             var configuration = GRDB.Configuration()
             configuration.allowsUnsafeTransactions = true
@@ -138,7 +137,7 @@ extension OutboxWorkerLifecycleTests {
                 tasks.addTask { try await worker.run() }
                 for event in events {
                     try worker.enqueue(
-                        WebhookRequest(
+                        Delivery.webhook(
                             url: "http://127.0.0.1:\(server.port)/h", timeout: .seconds(2), eventID: event,
                             rule: "r"))
                 }
@@ -179,7 +178,7 @@ extension OutboxWorkerLifecycleTests {
                 // The worker's client exists once run() has started: wait until the enqueued delivery's request
                 // arrives, whoever started it (enqueue itself, or the loop's first turn).
                 try worker.enqueue(
-                    WebhookRequest(
+                    Delivery.webhook(
                         url: "http://127.0.0.1:\(server.port)/h", timeout: .seconds(600), eventID: eventID, rule: "r"))
                 try await server.waitForRequests(1)
                 tasks.cancelAll()

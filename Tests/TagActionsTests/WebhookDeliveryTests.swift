@@ -20,7 +20,7 @@ struct WebhookDeliveryTests {
         let body = Array(#"{"tag_id": "04A1", "device_id": "door \"1\""}"#.utf8)
         try await WorkerHarness.run { worker, _ in
             try worker.enqueue(
-                WebhookRequest(
+                Delivery.webhook(
                     url: "http://127.0.0.1:\(server.port)/api/events/tag_scanned?x=%3B",
                     method: "PUT",
                     headers: [.init("Authorization", "Bearer abc"), .init("X-TagRouter-Event", "forged")],
@@ -68,7 +68,7 @@ struct WebhookDeliveryTests {
         let eventID = EventID.make()
         try await WorkerHarness.run { worker, _ in
             try worker.enqueue(
-                WebhookRequest(
+                Delivery.webhook(
                     url: "http://127.0.0.1:\(server.port)/hook", body: [1, 2, 3], eventID: eventID, rule: "r")
             )
             let record = try await WorkerHarness.waitForDelivery(worker.database, eventID: eventID) {
@@ -90,7 +90,8 @@ struct WebhookDeliveryTests {
         let eventID = EventID.make()
         let server = try await WorkerHarness.run { worker, _ in
             try worker.enqueue(
-                WebhookRequest(url: "http://127.0.0.1:\(port)/hook", timeout: .seconds(1), eventID: eventID, rule: "r")
+                Delivery.webhook(
+                    url: "http://127.0.0.1:\(port)/hook", timeout: .seconds(1), eventID: eventID, rule: "r")
             )
             let retrying = try await WorkerHarness.waitForDelivery(worker.database, eventID: eventID) {
                 $0.attempts >= 2
@@ -116,7 +117,7 @@ struct WebhookDeliveryTests {
         let eventID = EventID.make()
         try await WorkerHarness.run { worker, _ in
             try worker.enqueue(
-                WebhookRequest(url: "http://127.0.0.1:\(server.port)/hook?token=SECRET", eventID: eventID, rule: "r")
+                Delivery.webhook(url: "http://127.0.0.1:\(server.port)/hook?token=SECRET", eventID: eventID, rule: "r")
             )
             let record = try await WorkerHarness.waitUntilSettled(worker.database, eventID: eventID)
             #expect(record?.state == .failed)
@@ -155,7 +156,7 @@ struct WebhookDeliveryTests {
         try await WorkerHarness.run { worker, _ in
             enqueued.withLock { $0 = .now }
             try worker.enqueue(
-                WebhookRequest(
+                Delivery.webhook(
                     url: "http://127.0.0.1:\(server.port)/slow",
                     timeout: .milliseconds(300),
                     eventID: eventID,
@@ -188,7 +189,7 @@ struct WebhookDeliveryTests {
         defer { Task { try? await server.stop() } }
         let eventID = EventID.make()
         try await WorkerHarness.run { worker, _ in
-            try worker.enqueue(WebhookRequest(url: "http://127.0.0.1:\(server.port)/g", eventID: eventID, rule: "r"))
+            try worker.enqueue(Delivery.webhook(url: "http://127.0.0.1:\(server.port)/g", eventID: eventID, rule: "r"))
             let record = try await WorkerHarness.waitUntilSettled(worker.database, eventID: eventID)
             #expect(record?.state == .delivered)
             #expect(record?.attempts == 2)
@@ -202,7 +203,7 @@ struct WebhookDeliveryTests {
         let eventID = EventID.make()
         try await WorkerHarness.run { worker, _ in
             try worker.enqueue(
-                WebhookRequest(
+                Delivery.webhook(
                     url: "http://127.0.0.1:\(server.port)/h",
                     retryFor: .seconds(6),
                     eventID: eventID,
@@ -221,11 +222,11 @@ struct WebhookDeliveryTests {
     func invalidRequestIsRefused() async throws {
         try await WorkerHarness.run { worker, _ in
             #expect(throws: ActionError.self) {
-                try worker.enqueue(WebhookRequest(url: "file:///etc/passwd", eventID: "e", rule: "r"))
+                try worker.enqueue(Delivery.webhook(url: "file:///etc/passwd", eventID: "e", rule: "r"))
             }
             #expect(throws: ActionError.self) {
                 try worker.enqueue(
-                    WebhookRequest(url: "http://h/", headers: [.init("X", "a\r\nEvil: 1")], eventID: "e", rule: "r")
+                    Delivery.webhook(url: "http://h/", headers: [.init("X", "a\r\nEvil: 1")], eventID: "e", rule: "r")
                 )
             }
             let counts = try worker.database.deliveryCounts()

@@ -17,8 +17,8 @@ struct WebhookHTTPTests {
     static func request(
         _ url: String, method: String = "POST", body: [UInt8] = Array("{}".utf8), timeout: Duration = .seconds(5),
         retryFor: Duration = .seconds(86_400), transport: WebhookTransport = WebhookTransport()
-    ) -> WebhookRequest {
-        WebhookRequest(
+    ) -> Delivery {
+        Delivery.webhook(
             url: url, method: method, headers: [.init("X-Test", "1")], body: body, timeout: timeout,
             retryFor: retryFor, eventID: EventID.make(), rule: "r", transport: transport)
     }

@@ -26,7 +26,7 @@ let worker = OutboxWorker(
 for index in 0..<count {
     let eventID = EventID.make()
     try worker.enqueue(
-        WebhookRequest(
+        Delivery.webhook(
             url: arguments[2],
             body: Array("{\"n\":\(index)}".utf8),
             secret: "crash-test",

@@ -60,7 +60,7 @@ enum WorkerHarness {
     }
 
     /// Enqueues `request` and waits until its delivery is no longer pending.
-    static func deliver(_ request: WebhookRequest, with worker: OutboxWorker) async throws -> Delivery? {
+    static func deliver(_ request: Delivery, with worker: OutboxWorker) async throws -> Delivery? {
         try worker.enqueue(request)
         return try await waitUntilSettled(worker.database, eventID: request.eventID)
     }

@@ -7,11 +7,12 @@ import WebhookRetry
 import WebhookTarget
 
 @Suite("Webhook requests: validation, redaction, signature, retry policy")
-struct WebhookRequestTests {
+struct WebhookValidationTests {
     static func request(url: String = "http://h.example/x", method: String = "POST", headers: [(String, String)] = [])
-        -> WebhookRequest
+        -> Delivery
     {
-        WebhookRequest(url: url, method: method, headers: headers.map { .init($0.0, $0.1) }, eventID: "e", rule: "door")
+        Delivery.webhook(
+            url: url, method: method, headers: headers.map { .init($0.0, $0.1) }, eventID: "e", rule: "door")
     }
 
     @Test(
@@ -57,7 +58,7 @@ struct WebhookRequestTests {
             ),
         ]
     )
-    func invalid(request: WebhookRequest, message: String) {
+    func invalid(request: Delivery, message: String) {
         #expect {
             try request.validate()
         } throws: { error in
@@ -92,13 +93,13 @@ struct WebhookRequestTests {
         #expect(URLRedaction.redacted(url) == shown)
     }
 
-    @Test("a request and its delivery print no credential, however they are interpolated")
+    @Test("a webhook delivery prints no credential, however it is interpolated")
     func descriptionsHideCredentials() throws {
-        let request = WebhookRequest(
+        let delivery = Delivery.webhook(
             url: "https://h.example/api/webhook/tok-123?key=q-456", headers: [.init("Authorization", "Bearer b-789")],
             body: Array("{}".utf8), secret: "s-000", eventID: "e", rule: "r")
-        let delivery = try request.delivery(now: Date())
-        let printed = ["\(request)", String(reflecting: request), "\(delivery)", String(reflecting: delivery)]
+        try delivery.validate()
+        let printed = ["\(delivery)", String(reflecting: delivery)]
         for text in printed {
             #expect(text.contains("https://h.example/<"), "\(text)")
             for secret in ["tok-123", "q-456", "b-789", "s-000"] { #expect(!text.contains(secret), "\(text)") }
