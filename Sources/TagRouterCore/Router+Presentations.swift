@@ -2,18 +2,20 @@ import Synchronization
 import TagRules
 
 extension Router {
-    /// Changes ``Presentations`` under its lock, then carries out what the change asks for, outside the lock: the
-    /// one way the router changes its reader state.
+    /// Changes ``Presentations`` and carries out what the change asks for, both under its lock: the one way the
+    /// router changes its reader state. Carrying out under the lock keeps the order the value decided in (a
+    /// presentation's `held` then its `removed` join its chain in that order, a timer is set before it can be
+    /// cancelled), and costs little: setting a timer or chaining an event starts a task, and the readers' presence
+    /// goes to callbacks that only hand it on (``Configuration/readersChanged``).
     /// - Parameter change: the change; it may return a result.
     /// - Returns: the change's result.
     @discardableResult
     func updatePresentations<Result>(_ change: (inout Presentations) -> Result) -> Result {
-        let (result, effects) = presentations.withLock { presentations in
+        presentations.withLock { presentations in
             let result = change(&presentations)
-            return (result, presentations.takeEffects())
+            carry(presentations.takeEffects())
+            return result
         }
-        carry(effects)
-        return result
     }
 
     /// Carries out the effects of a change of ``Presentations``, in order.

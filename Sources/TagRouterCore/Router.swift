@@ -34,7 +34,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         public var now: @Sendable () -> ContinuousClock.Instant
         /// Called with every accepted reader present and whether a tag is on it, each time that changes (a
         /// reader appears or goes, a tag is put on one or leaves it): MQTT's Home Assistant discovery and its
-        /// presence sensor. ``Presentations`` owns this state; whoever follows it keeps no map of its own.
+        /// presence sensor. ``Presentations`` owns this state; whoever follows it keeps no map of its own. Called
+        /// under the router's reader-state lock: it hands the report on and returns, never calling the router.
         public var readersChanged: @Sendable (_ readers: [String: Bool]) -> Void = { _ in }
         /// Where the events are handled: `tagrouter run` passes the thread its ``PCSC/ReaderWatcher`` waits on, so
         /// that an event reaches the router with no thread hop (taps run elsewhere: ``CardReader/executor(for:)``).
