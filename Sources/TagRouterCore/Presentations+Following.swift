@@ -122,31 +122,52 @@ extension Presentations {
         followed[reader] = presentation
     }
 
+    /// What a timer that came due decided (the router logs it: end-to-end tests wait for it instead of a time).
+    public enum TimerVerdict: String, Sendable {
+        /// A grace ended with the tag away: the presentation closed (`removed` for the rules that have it).
+        case closed
+        /// A grace ended with a card still being read: the decision waits for it.
+        case deferred
+        /// A grace whose tag came back (or whose presentation had closed, or while pcscd is away): nothing.
+        case graceOver = "grace-over"
+        /// A stay reached a rule's `held` time: `held` fired.
+        case held
+        /// A `held` time of a stay that had ended: nothing.
+        case heldOver = "held-over"
+
+        /// Whether the timer was a grace's.
+        public var isGrace: Bool { [.closed, .deferred, .graceOver].contains(self) }
+    }
+
     /// A timer the value set is due.
     /// - Parameters:
     ///   - id: the timer's id (``Effect/setTimer(_:at:)``).
     ///   - now: the current time.
-    public mutating func timerFired(_ id: UInt64, now: ContinuousClock.Instant) {
-        guard !isStopped, let purpose = timers.removeValue(forKey: id) else { return }
+    /// - Returns: what it decided; nil for a timer cancelled meanwhile, or once stopped.
+    @discardableResult
+    public mutating func timerFired(_ id: UInt64, now: ContinuousClock.Instant) -> TimerVerdict? {
+        guard !isStopped, let purpose = timers.removeValue(forKey: id) else { return nil }
         switch purpose {
         case .grace(let reader, let generation):
             guard let presentation = followed[reader], presentation.generation == generation,
                 presentation.leftAt != nil, !isServiceAway
-            else { return }
+            else { return .graceOver }
             if unidentified[reader] != nil {
                 followed[reader]?.isDeferred = true
-                return
+                return .deferred
             }
             close(reader: reader, at: now)
+            return .closed
         case .held(let reader, let id, let start, let rule):
             guard let presentation = followed[reader], presentation.id == id, presentation.start == start,
                 presentation.leftAt == nil
-            else { return }
+            else { return .heldOver }
             effects.append(
                 .fire(
                     LaterEvent(
                         context: PresentationContext(kind: .held, presentationID: id, presentedFor: now - start),
                         tag: presentation.tag, rules: [rule])))
+            return .held
         }
     }
 

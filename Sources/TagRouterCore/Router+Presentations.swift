@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 import TagRules
 
@@ -25,7 +26,10 @@ extension Router {
             case .setTimer(let id, let deadline):
                 runs.setTimer(id, at: deadline) { [self] in
                     let now = configuration.now()
-                    updatePresentations { $0.timerFired(id, now: now) }
+                    guard let verdict = updatePresentations({ $0.timerFired(id, now: now) }) else { return }
+                    logger.debug(
+                        verdict.isGrace ? "presentation.grace_ended" : "presentation.held_due",
+                        metadata: ["presentation.verdict": "\(verdict.rawValue)"])
                 }
             case .cancelTimer(let id):
                 runs.cancelTimer(id)

@@ -85,7 +85,8 @@ import VirtualTag
             try await harness.remove(tag, slot: 0)
             let back = try harness.present(try card(Self.album))
             try await harness.router.waitForLog("tap.continued")
-            try await Task.sleep(for: .seconds(5))
+            // The grace the first removal started comes to its end with the tag back: it decides nothing.
+            try await harness.router.waitForLog("presentation.verdict=grace-over")
             #expect(Self.events(harness).map(\.[0]) == ["tap"])
             // Taken away for good: one removed, for the same presentation.
             try await harness.remove(back, slot: 0)
@@ -103,13 +104,14 @@ import VirtualTag
             try await harness.waitForDispatch(containing: "tap|")
             try await harness.remove(short, slot: 0)
             try await harness.waitForDispatch(containing: "removed|")
-            try await Task.sleep(for: .seconds(2))
             #expect(Self.events(harness).map(\.[0]) == ["tap", "removed"])
 
+            // The short stay's hold would have been due before the long one's: once the long one's `held` is in,
+            // a `held` of the short one would be too.
             let long = try harness.present(try card(Self.album))
             try await harness.waitForDispatches(3)
             try await harness.waitForDispatch(containing: "held|", timeout: .seconds(10))
-            try await Task.sleep(for: .seconds(3))
+            try await harness.router.waitForLog("presentation.verdict=held")
             let events = Self.events(harness)
             #expect(events.map(\.[0]) == ["tap", "removed", "tap", "held"])
             #expect(events[2][2] == events[3][2] && events[2][2] != events[0][2])
@@ -144,9 +146,12 @@ import VirtualTag
             let tag = try harness.present(try card(Self.control))
             try await harness.waitForDispatch(containing: "tap|")
             try await harness.remove(tag, slot: 0)
-            try await Task.sleep(for: .seconds(3))
+            // The router has handled the removal; a presentation no rule follows sets no timer, so nothing can come
+            // later.
+            try await harness.router.waitForLog("pcsc.card.removed")
             #expect(Self.events(harness).map(\.[0]) == ["tap"])
             #expect(Self.events(harness).first?.last == "control")
+            #expect(harness.router.lines(containing: "presentation.grace_ended").isEmpty)
         }
     }
 
@@ -171,7 +176,9 @@ import VirtualTag
             try await harness.waitForDispatches(2)
             try await harness.remove(left, slot: 0)
             try await harness.waitForDispatches(3)
-            try await Task.sleep(for: .seconds(1))
+            // The right reader's tag stayed: its presentation has no grace running, so nothing else can come.
+            try await harness.router.waitForLog("presentation.verdict=closed")
+            #expect(harness.router.lines(containing: "presentation.grace_ended").count == 1)
             var events = Self.events(harness)
             #expect(events.map(\.[0]) == ["tap", "tap", "removed"])
             #expect(events[2][1] == harness.pcscd.readerName(slot: 0))
@@ -205,8 +212,8 @@ import VirtualTag
             let tag = try harness.present(try card(Self.album))
             try await harness.waitForDispatch(containing: "tap|")
             let (status, _) = try await harness.router.terminate()
+            // Exited: every command it started has ended, so nothing more can be written.
             #expect(status == 0)
-            try await Task.sleep(for: .seconds(1))
             #expect(Self.events(harness).map(\.[0]) == ["tap"], "nothing at shutdown")
             let next = try harness.startAnotherRouter(logName: "second.log")
             try await harness.waitForDispatches(2, timeout: .seconds(15))

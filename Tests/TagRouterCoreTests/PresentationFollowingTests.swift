@@ -19,6 +19,7 @@ import Testing
         var readers: [[String: Bool]] = []
 
         /// Changes the value, then carries out its effects as the router would.
+        @discardableResult
         mutating func change<Result>(_ body: (inout Presentations) -> Result) -> Result {
             let result = body(&presentations)
             for effect in presentations.takeEffects() {
@@ -42,7 +43,10 @@ import Testing
                 let timer = timers.remove(at: index)
                 now = max(now, timer.deadline)
                 let now = now
-                change { $0.timerFired(timer.id, now: now) }
+                // A timer the value still wants always comes to a verdict (cancelled ones left `timers` already).
+                if change({ $0.timerFired(timer.id, now: now) }) == nil {
+                    Issue.record("timer \(timer.id): no verdict")
+                }
             }
             now = max(now, instant)
         }
