@@ -1,12 +1,14 @@
 import Logging
 import NDEF
 import NFCTag
-import PCSC
+import Synchronization
 import Testing
 import VirtualTag
 
 import struct TestSupport.HarnessError
 import class TestSupport.PrivatePCSCD
+
+@testable import PCSC
 
 /// The watcher against a real pcscd that is stopped, restarted, or watched by a task that gets cancelled.
 @Suite(.needsRoot, .timeLimit(.minutes(45))) struct WatcherRecoveryTests {
@@ -104,58 +106,82 @@ import class TestSupport.PrivatePCSCD
         }
     }
 
-    @Test func cancellingTheWatchingTaskEndsTheSequencePromptly() async throws {
+    @Test func cancellingTheWatchingTaskEndsTheSequence() async throws {
         try await withPCSCD { pcscd in
-            let task = iterating(ReaderWatcher(logger: logger))
+            let task = iterating(unslicedWatcher())
             // Let the watcher reach its blocking wait (both readers reported, nothing else happening).
             try await Task.sleep(for: .milliseconds(500))
-            let start = ContinuousClock.now
             task.cancel()
-            let seen = await task.value.events
-            let elapsed = ContinuousClock.now - start
+            let seen = try #require(await Self.end(of: task), "the wait went on: SCardCancel did not reach it").events
             #expect(seen == [.readerAdded(pcscd.readerName(slot: 0)), .readerAdded(pcscd.readerName(slot: 1))])
-            // Each wait also ends by itself after 2 s; ending well before that shows SCardCancel reached it.
-            #expect(elapsed < .seconds(1), "cancellation took \(elapsed)")
         }
+    }
+
+    /// A watcher whose waits end by themselves only after 60 s: within a test, only SCardCancel ends one.
+    func unslicedWatcher(firstRetryDelay: Duration = .milliseconds(200)) -> ReaderWatcher {
+        var watcher = ReaderWatcher(logger: logger, firstRetryDelay: firstRetryDelay)
+        watcher.waitSlice = 60_000
+        return watcher
+    }
+
+    /// What the iterating task returned, or nil when it had not ended 30 s later: a wait or a backoff that only
+    /// its own 60 s would have ended.
+    static func end<T: Sendable>(of task: Task<T, Never>) async -> T? {
+        let ended = Latest<T>()
+        Task { ended.set(await task.value) }
+        return await ended.value(within: .seconds(30))
     }
 }
 
 extension WatcherRecoveryTests {
-    @Test func stoppingTheWatcherEndsTheSequencePromptlyWithoutCancellingTheTask() async throws {
+    @Test func stoppingTheWatcherEndsTheSequenceWithoutCancellingTheTask() async throws {
         try await withPCSCD { pcscd in
-            let watcher = ReaderWatcher(logger: logger)
+            let watcher = unslicedWatcher()
             let task = iterating(watcher)
             try await Task.sleep(for: .milliseconds(500))
-            let start = ContinuousClock.now
             watcher.stop()
-            let (seen, wasCancelled) = await task.value
-            let elapsed = ContinuousClock.now - start
+            // As for cancellation: only SCardCancel ends the wait.
+            let (seen, wasCancelled) = try #require(await Self.end(of: task), "the wait went on after stop()")
             #expect(seen == [.readerAdded(pcscd.readerName(slot: 0)), .readerAdded(pcscd.readerName(slot: 1))])
             #expect(!wasCancelled)
-            // As for cancellation: well before the wait's own 2 s slice, so SCardCancel reached it.
-            #expect(elapsed < .seconds(1), "stopping took \(elapsed)")
         }
     }
 
     @Test func stoppingTheWatcherWhilePcscdIsAwayEndsItsBackoff() async throws {
         try await withPCSCD { pcscd in
             await pcscd.stop()
-            let watcher = ReaderWatcher(logger: logger, firstRetryDelay: .seconds(5))
-            var events = watcher.makeAsyncIterator()
-            guard case .serviceLost = await events.nextChange() else {
-                Issue.record("expected serviceLost")
-                return
+            // pcscd is away: the watcher's first attempt fails at once and it backs off for 60 s, unless stop() ends
+            // that sleep.
+            let watcher = unslicedWatcher(firstRetryDelay: .seconds(60))
+            let task = Task {
+                var events = watcher.makeAsyncIterator()
+                var all: [ReaderEvent] = []
+                while let event = await events.nextChange() { all.append(event) }
+                return all
             }
-            // The next call sleeps 5 s before trying again; stop() ends that sleep.
-            let stopper = Task {
-                try await Task.sleep(for: .milliseconds(300))
-                watcher.stop()
-            }
-            let start = ContinuousClock.now
-            #expect(await events.nextChange() == nil)
-            #expect(ContinuousClock.now - start < .seconds(2))
-            try await stopper.value
+            try await Task.sleep(for: .milliseconds(300))
+            watcher.stop()
+            let all = try #require(await Self.end(of: task), "the backoff went on after stop()")
+            #expect(all.allSatisfy { if case .serviceLost = $0 { true } else { false } }, "\(all)")
         }
+    }
+}
+
+/// The latest value a task set, for a test to wait on with a limit.
+final class Latest<T: Sendable>: Sendable {
+    private let latest = Mutex<T?>(nil)
+
+    /// Sets the value.
+    func set(_ value: T) { latest.withLock { $0 = value } }
+
+    /// The value once one was set, or nil when none was within `limit`.
+    func value(within limit: Duration) async -> T? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let value = latest.withLock({ $0 }) { return value }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return latest.withLock { $0 }
     }
 }
 
