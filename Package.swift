@@ -239,7 +239,7 @@ let package = Package(
             name: "tagrouterTests",
             dependencies: [
                 "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "StateStore",
-                "TestSupport", "TagActions",
+                "TestSupport", "TagActions", "FleetBundle",
             ],
             swiftSettings: swiftSettings
         ),
