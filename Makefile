@@ -17,7 +17,7 @@
 SWIFT ?= swift
 CONFIG ?= debug
 
-.PHONY: run test soak measure fault fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
+.PHONY: check-alerts run test soak measure fault fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
 	package-test
 
 build:
@@ -31,8 +31,19 @@ test:
 	scripts/setup test
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
 	scripts/check-imports
+	$(MAKE) --no-print-directory check-alerts
 	$(SWIFT) build --build-tests
 	scripts/test
+
+# The ops pack's Prometheus alert rules and their unit tests (contrib/ops), with promtool from Debian's prometheus
+# package. scripts/setup does not install it (the package also installs and starts a Prometheus server): without
+# it the check says so and is left out.
+check-alerts:
+	@if command -v promtool >/dev/null; then \
+		cd contrib/ops && promtool check rules alerts.yml && promtool test rules alerts.test.yml; \
+	else \
+		echo "check-alerts: promtool is not installed (apt-get install prometheus): contrib/ops/alerts.yml NOT checked"; \
+	fi
 
 # The long runs that `make test` keeps short: 1,000 interleaved taps on two readers.
 soak:

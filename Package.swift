@@ -50,6 +50,8 @@ let package = Package(
         .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
         // zlib's crc32 for NTAG 424 DNA's ChangeKey.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc's ntp_adjtime (sys/timex.h): the clock's synchronisation in the status document (docs/fleet.md).
+        .systemLibrary(name: "CTimex"),
         .target(name: "NDEF", swiftSettings: swiftSettings),
         .target(name: "NFCTag", dependencies: ["NDEF"], swiftSettings: swiftSettings),
         .target(
@@ -143,11 +145,12 @@ let package = Package(
         ),
         // One JSON style for every JSON output (sorted keys, unescaped slashes, one line), Foundation only.
         .target(name: "JSONOutput", swiftSettings: swiftSettings),
-        // Signed bundles of rules (docs/fleet.md): packing, verifying (Ed25519) and fetching them (AsyncHTTPClient).
+        // Signed bundles of rules (docs/fleet.md): packing, verifying (Ed25519) and fetching them (AsyncHTTPClient, or
+        // an MQTT topic's retained message through MQTTClient).
         .target(
             name: "FleetBundle",
             dependencies: [
-                "Deadline",
+                "Deadline", "MQTTClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -171,7 +174,7 @@ let package = Package(
             name: "TagRouterCore",
             dependencies: [
                 "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile", "TagActions",
-                "StateStore", "LiveAssociations", "CSystemd", "ReaderFeedback", "FleetBundle",
+                "StateStore", "LiveAssociations", "CSystemd", "CTimex", "ReaderFeedback", "FleetBundle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -191,7 +194,7 @@ let package = Package(
             dependencies: [
                 "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC", "SUNMessage", "TagRules", "TagsFile",
                 "TagActions", "TagRouterCore", "VirtualTag", "StateStore", "LiveAssociations", "ReaderFeedback",
-                "FleetBundle",
+                "FleetBundle", "MQTTClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -236,7 +239,7 @@ let package = Package(
             name: "tagrouterTests",
             dependencies: [
                 "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "StateStore",
-                "TestSupport",
+                "TestSupport", "TagActions", "FleetBundle",
             ],
             swiftSettings: swiftSettings
         ),

@@ -87,6 +87,11 @@ let package = Package(
             name: "fuzz-aasa",
             dependencies: ["FuzzSupport", .product(name: "AASAPatterns", package: "TagRouter")]
         ),
+        // The bundle parser, which reads files fetched from a URL or an MQTT topic (FleetBundle's SignedBundle).
+        .executableTarget(
+            name: "fuzz-bundle",
+            dependencies: ["FuzzSupport", .product(name: "FleetBundle", package: "TagRouter")]
+        ),
         // WebhookRetry is the Foundation-only part of TagActions: building TagActions itself under the sanitizers
         // would pull NIO, AsyncHTTPClient, GRDB and BoringSSL.
         .executableTarget(

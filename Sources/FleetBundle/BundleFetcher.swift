@@ -108,7 +108,9 @@ public final class BundleFetcher: Sendable {
     }
 
     /// Text made one line and bounded: server-supplied bits never break a log line.
-    static func printable(_ text: String) -> String {
+    /// - Parameter text: the text.
+    /// - Returns: one line of at most 300 characters.
+    public static func printable(_ text: String) -> String {
         let flat = String(text.map { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true ? " " : $0 })
         return flat.count > 300 ? String(flat.prefix(300)) + "…" : flat
     }

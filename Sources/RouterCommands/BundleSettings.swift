@@ -5,7 +5,9 @@ public import TagRouterCore
 /// A host's bundle settings (docs/fleet.md, "Settings"): from `run`'s options, or else from the settings file's
 /// variables (`/etc/tagrouter/env`, which the service reads): `TAGROUTER_BUNDLE_FROM` (URLs separated by spaces),
 /// `TAGROUTER_BUNDLE_KEY` (public key files separated by spaces), `TAGROUTER_BUNDLE_POLL` (a duration of at least
-/// 1s), and `TAGROUTER_BUNDLE_CA` (a PEM file of extra trusted certificates).
+/// 1s), `TAGROUTER_BUNDLE_CA` (a PEM file of extra trusted certificates), `TAGROUTER_BUNDLE_ALLOW_ROLLBACK` (`1`: an
+/// older bundle may be taken), and `TAGROUTER_BUNDLE_MQTT_USERNAME` / `TAGROUTER_BUNDLE_MQTT_PASSWORD` (an MQTT
+/// source's credentials).
 public enum BundleSettings {
     /// Fills the bundle settings of `settings`: each option given wins over its variable.
     /// - Parameters:
@@ -41,6 +43,15 @@ public enum BundleSettings {
             settings.bundlePoll = poll.duration
         }
         if let path = environment["TAGROUTER_BUNDLE_CA"], !path.isEmpty { settings.bundleTrustAnchors = path }
+        switch environment["TAGROUTER_BUNDLE_ALLOW_ROLLBACK"] ?? "" {
+        case "", "0": settings.bundleAllowsRollback = options.bundleAllowRollback
+        case "1": settings.bundleAllowsRollback = true
+        case let text:
+            throw CommandFailure("TAGROUTER_BUNDLE_ALLOW_ROLLBACK: '\(text)' is neither 1 nor 0")
+        }
+        settings.bundleCredentials = BundleSource.Credentials(
+            username: environment["TAGROUTER_BUNDLE_MQTT_USERNAME"].flatMap { $0.isEmpty ? nil : $0 },
+            password: environment["TAGROUTER_BUNDLE_MQTT_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 })
         if !settings.bundleSources.isEmpty, settings.bundleKeys.isEmpty {
             throw CommandFailure(
                 "--bundle-from needs --bundle-key: a host takes only bundles signed with a key it trusts")

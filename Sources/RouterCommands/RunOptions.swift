@@ -35,6 +35,8 @@ public struct RunOptions: Sendable {
     public var bundleKeys: [String] = []
     /// `--bundle-poll`: how often the sources are polled; `TAGROUTER_BUNDLE_POLL` or one minute when nil.
     public var bundlePoll: BundlePollInterval?
+    /// `--bundle-allow-rollback`: a bundle older than the one in force may be taken.
+    public var bundleAllowRollback = false
 
     /// Options with every default.
     public init() {}

@@ -63,13 +63,29 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
         "{{ dict(value_json.items() | rejectattr('0', 'eq', 'records') | list, "
         + "event_type=value_json.get('event', 'tap')) | to_json }}"
 
+    /// Where Home Assistant reads whether the reader's host is up: the status document's `state` on
+    /// `<topicPrefix>/status` (`online`, or `offline` from the last will or a clean stop).
+    struct Availability: Encodable {
+        var topic: String
+        var valueTemplate = "{{ value_json.state }}"
+        var payloadAvailable = "online"
+        var payloadNotAvailable = "offline"
+
+        enum CodingKeys: String, CodingKey {
+            case topic
+            case valueTemplate = "value_template"
+            case payloadAvailable = "payload_available"
+            case payloadNotAvailable = "payload_not_available"
+        }
+    }
+
     /// An entity of the reader's device beside the tag scanner: the `event` entity (`eventTypes`,
     /// `valueTemplate`) or the presence sensor (`payloadOn`, `payloadOff`); what one does not use is left out.
     struct Entity: Encodable {
         var name: String
         var uniqueID: String
         var stateTopic: String
-        var availabilityTopic: String
+        var availability: [Availability]
         var device: Device
         var origin: Origin
         var eventTypes: [String]?
@@ -78,10 +94,9 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
         var payloadOff: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, device, origin
+            case name, device, origin, availability
             case uniqueID = "unique_id"
             case stateTopic = "state_topic"
-            case availabilityTopic = "availability_topic"
             case eventTypes = "event_types"
             case valueTemplate = "value_template"
             case payloadOn = "payload_on"
@@ -130,13 +145,14 @@ public struct HomeAssistantDiscovery: Sendable, Hashable, Encodable {
     /// - Returns: each message's topic and payload.
     public func messages(prefix: String) -> [(topic: String, payload: [UInt8])] {
         let unique = device.identifiers[0]
+        let availability = [Availability(topic: statusTopic)]
         let event = Entity(
-            name: "Tag event", uniqueID: unique + "_event", stateTopic: topic, availabilityTopic: statusTopic,
+            name: "Tag event", uniqueID: unique + "_event", stateTopic: topic, availability: availability,
             device: device, origin: origin, eventTypes: PresentationEventKind.allCases.map(\.rawValue),
             valueTemplate: Self.eventTemplate)
         let presence = Entity(
             name: "Tag present", uniqueID: unique + "_present", stateTopic: presenceTopic,
-            availabilityTopic: statusTopic, device: device, origin: origin, payloadOn: "ON", payloadOff: "OFF")
+            availability: availability, device: device, origin: origin, payloadOn: "ON", payloadOff: "OFF")
         return [
             (topic(prefix: prefix), payload()),
             ("\(prefix)/event/\(nodeID)/\(readerID)/config", Self.json(event)),

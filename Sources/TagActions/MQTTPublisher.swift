@@ -16,8 +16,9 @@ public import TagRules
 /// `retryFor` passes is kept as failed (`tagrouter history --failed`). QoS 0 is published only while connected
 /// and never stored.
 ///
-/// Availability: the last will `<topicPrefix>/status` = `offline` (retained, QoS 1), `online` after each
-/// connect, `offline` again on a clean stop. With Home Assistant discovery on, every reader gets a retained
+/// Availability: the host's status document on `<topicPrefix>/status` (retained, QoS 1; docs/fleet.md, "The status
+/// document"): the last will `{"state":"offline"}`, the whole document with `"state":"online"` after each connect
+/// and whenever ``publishStatus()`` is called, and with `"state":"offline"` on a clean stop. With Home Assistant discovery on, every reader gets a retained
 /// discovery message after each connect, when it appears, and when Home Assistant announces itself.
 ///
 /// Logs: one line per connection state change (connected, lost, refused, unreachable), never one per attempt.
@@ -56,6 +57,8 @@ public final class MQTTPublisher: Service, Sendable {
         case wake
         /// Every reader present and whether a tag is on it, as the router last told.
         case readers([String: Bool])
+        /// The status document changed, or is due again.
+        case status
         /// The loop's alarm went off (``PublisherLoop``: acknowledgements to write, a publication's `retryFor`
         /// passed, the stop's deadline).
         case alarm
@@ -76,6 +79,8 @@ public final class MQTTPublisher: Service, Sendable {
     /// Whether a `.wake` is waiting in the inputs: a burst of publications wakes the loop once, not per row.
     let wakePending = Atomic<Bool>(false)
     let onConnectionChange: @Sendable (Bool) -> Void
+    /// The host's status document as it is now.
+    let status: @Sendable () -> StatusDocument
 
     /// Creates the publisher (it connects when ``run()`` starts).
     /// - Parameters:
@@ -85,10 +90,14 @@ public final class MQTTPublisher: Service, Sendable {
     ///   - logger: where connection changes and failed publications are logged.
     ///   - onConnectionChange: called with `true` on connect and `false` when the connection is lost (the
     ///     `tagrouter_mqtt_connected` gauge).
+    ///   - status: the host's status document as it is now (its `state` is set by the publisher); by default a
+    ///     document with the state alone.
     public init(
         settings: MQTTSettings, database: StateDatabase, configuration: Configuration, logger: Logger,
-        onConnectionChange: @escaping @Sendable (Bool) -> Void = { _ in }
+        onConnectionChange: @escaping @Sendable (Bool) -> Void = { _ in },
+        status: @escaping @Sendable () -> StatusDocument = { StatusDocument(state: "online") }
     ) {
+        self.status = status
         self.settings = settings
         self.database = database
         self.configuration = configuration
@@ -117,7 +126,8 @@ public final class MQTTPublisher: Service, Sendable {
                     caFile: settings.tls?.ca, certificateFile: settings.tls?.certificate, keyFile: settings.tls?.key)
                 : nil,
             keepAliveSeconds: Int(settings.keepAlive.components.seconds),
-            will: MQTTMessage(topic: settings.statusTopic, text: "offline", qos: 1, retain: true),
+            will: MQTTMessage(
+                topic: settings.statusTopic, payload: StatusDocument.will.payload(), qos: 1, retain: true),
             minimumReconnectDelay: configuration.minimumReconnectDelay,
             maximumReconnectDelay: configuration.maximumReconnectDelay)
     }
@@ -154,6 +164,18 @@ public final class MQTTPublisher: Service, Sendable {
     /// - Parameter readers: every reader present, and whether a tag is on it.
     public func readersChanged(_ readers: [String: Bool]) {
         input.yield(.readers(readers))
+    }
+
+    /// Publishes the status document again (retained), if connected: something in it changed, or it is due.
+    public func publishStatus() {
+        input.yield(.status)
+    }
+
+    /// The status document with its state.
+    func statusMessage(online: Bool) -> MQTTMessage {
+        var document = status()
+        document.state = online ? "online" : "offline"
+        return MQTTMessage(topic: settings.statusTopic, payload: document.payload(), qos: 1, retain: true)
     }
 
     /// Connects and publishes until graceful shutdown or cancellation; then publishes `offline` and disconnects.

@@ -79,6 +79,10 @@ struct PublisherLoop {
                 var changed = now.filter { before[$0.key] != $0.value }
                 for (reader, wasPresent) in before where wasPresent && now[reader] == nil { changed[reader] = false }
                 publishPresence(changed)
+            case .status:
+                if state == .connected, stopDeadline == nil {
+                    _ = try? connection.publish(publisher.statusMessage(online: true))
+                }
             case .alarm:
                 alarmAt = nil
                 alarmWentOff()
@@ -87,8 +91,7 @@ struct PublisherLoop {
                 guard stopDeadline == nil else { continue }
                 stopDeadline = .now + .seconds(2)
                 if state == .connected {
-                    stopMessageID = try? connection.publish(
-                        MQTTMessage(topic: settings.statusTopic, text: "offline", qos: 1, retain: true))
+                    stopMessageID = try? connection.publish(publisher.statusMessage(online: false))
                 } else {
                     disconnect()
                 }
@@ -111,7 +114,7 @@ struct PublisherLoop {
                     metadata: ["mqtt.broker": "\(settings.url)", "mqtt.client_id": "\(settings.clientID)"])
             }
             state = .connected
-            _ = try? connection.publish(MQTTMessage(topic: settings.statusTopic, text: "online", qos: 1, retain: true))
+            _ = try? connection.publish(publisher.statusMessage(online: true))
             if let prefix = settings.discoveryPrefix {
                 try? connection.subscribe(prefix + "/status", qos: 1)
                 publishDiscovery(for: readers.keys.sorted())

@@ -19,6 +19,8 @@ public final class BundleKeeper: Sendable {
         public var digest: String
         /// When it was packed.
         public var created: Date
+        /// Where it was taken from: a source's URL, or the kept file when it was restored at start-up.
+        public var source: String
     }
 
     /// A bundle refused, and why.
@@ -53,6 +55,10 @@ public final class BundleKeeper: Sendable {
     let trustedKeys: [BundlePublicKey]
     let logger: Logger
     let metrics: RouterMetrics?
+    /// Whether an older bundle may replace a newer one (`--bundle-allow-rollback`; docs/fleet.md, "Rollback").
+    let allowsRollback: Bool
+    /// Called after a bundle is taken or refused (the status document is published again).
+    private let observer = Mutex<@Sendable () -> Void>({})
     private let state: Mutex<(inForce: InForce?, refused: Refusal?, folder: String?)>
     /// Held while a bundle is considered: two sources answering at once are taken one after the other.
     private let considering = Mutex(())
@@ -67,11 +73,13 @@ public final class BundleKeeper: Sendable {
     ///   - trustedKeys: the public keys a bundle must be signed with.
     ///   - logger: where bundles taken and refused are logged.
     ///   - metrics: where the version in force and the refusals are counted, if anywhere.
+    ///   - allowsRollback: whether a bundle older than the one in force may be taken (off by default).
     public init(
         stateDirectory: String, overlay: [String], trustedKeys: [BundlePublicKey], logger: Logger,
-        metrics: RouterMetrics? = nil
+        metrics: RouterMetrics? = nil, allowsRollback: Bool = false
     ) {
         self.metrics = metrics
+        self.allowsRollback = allowsRollback
         self.directory = stateDirectory + "/bundle"
         self.overlay = overlay
         self.trustedKeys = trustedKeys
@@ -83,6 +91,12 @@ public final class BundleKeeper: Sendable {
     public var inForce: InForce? { state.withLock { $0.inForce } }
     /// The last bundle refused, if any.
     public var lastRefused: Refusal? { state.withLock { $0.refused } }
+
+    /// Calls `body` after every bundle taken or refused from now on.
+    /// - Parameter body: what to call (short; it runs on the thread that considered the bundle).
+    public func observe(_ body: @escaping @Sendable () -> Void) {
+        observer.withLock { $0 = body }
+    }
 
     /// The sources to start with: the overlay, then the folder of the bundle kept in the state directory when it
     /// still verifies with the trusted keys (unpacked again if its folder is gone). A kept bundle that no longer
@@ -96,7 +110,8 @@ public final class BundleKeeper: Sendable {
             let bundle = try SignedBundle(verifying: data, name: currentFile, trustedKeys: trustedKeys)
             let folder = self.folder(for: bundle)
             if !FileManager.default.fileExists(atPath: folder) { try BundleFolder.write(bundle.entries, to: folder) }
-            let inForce = InForce(version: bundle.version, digest: bundle.digest, created: bundle.manifest.created)
+            let inForce = InForce(
+                version: bundle.version, digest: bundle.digest, created: bundle.manifest.created, source: currentFile)
             state.withLock { $0 = (inForce, $0.refused, folder) }
             metrics?.bundleVersion(bundle.version)
             logger.info(
@@ -122,7 +137,9 @@ public final class BundleKeeper: Sendable {
     /// - Returns: what became of it.
     @discardableResult
     public func consider(_ data: Data, from source: String, store: RuleStore) -> Verdict {
-        considering.withLock { _ in considerAlone(data, from: source, store: store) }
+        let verdict = considering.withLock { _ in considerAlone(data, from: source, store: store) }
+        if verdict != .unchanged { observer.withLock { $0 }() }
+        return verdict
     }
 
     private func considerAlone(_ data: Data, from source: String, store: RuleStore) -> Verdict {
@@ -141,7 +158,7 @@ public final class BundleKeeper: Sendable {
         } catch {
             return refuse(error.code.rawValue, error.message)
         }
-        if let current, bundle.version <= current.version {
+        if let current, bundle.version <= current.version, !allowsRollback {
             return refuse(
                 "older",
                 "\(source): bundle version \(bundle.version) is not newer than version \(current.version) in force "
@@ -177,7 +194,13 @@ public final class BundleKeeper: Sendable {
                 "bundle.not_kept: the bundle is in force but a restart would run the previous one",
                 metadata: ["error": "\(error.message)"])
         }
-        let taken = InForce(version: bundle.version, digest: bundle.digest, created: bundle.manifest.created)
+        let taken = InForce(
+            version: bundle.version, digest: bundle.digest, created: bundle.manifest.created, source: source)
+        if let current, bundle.version <= current.version {
+            logger.warning(
+                "bundle.rolled_back: a bundle not newer than the one in force was taken (--bundle-allow-rollback)",
+                metadata: ["bundle.version": "\(bundle.version)", "bundle.previous_version": "\(current.version)"])
+        }
         state.withLock { $0 = (taken, $0.refused, folder) }
         metrics?.bundleVersion(bundle.version)
         removeFolders(except: folder)

@@ -36,6 +36,11 @@ struct Lockouts {
         return lock
     }
 
+    /// The readers locked at `now`, by name (the status document's `lockouts`).
+    func locked(now: ContinuousClock.Instant) -> [(reader: String, lock: Lock)] {
+        locks.filter { now < $0.value.until }.map { (reader: $0.key, lock: $0.value) }.sorted { $0.reader < $1.reader }
+    }
+
     /// Counts a refusal by `rule` on `reader` at `now`.
     /// - Returns: the new lock when this refusal locks the reader; nil otherwise (no `lockout:`, not enough
     ///   refusals yet, or locked already).

@@ -52,6 +52,9 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         /// Called at each ``PCSC/ReaderEvent/heartbeat``; the first one means the readers present are listed and
         /// watched (``ServiceNotifier/ready(status:)``).
         public var heartbeat: @Sendable () -> Void = {}
+        /// Called when what the status document shows of the router changes: a reader added or removed, a reader
+        /// locked out (docs/fleet.md, "The status document").
+        public var statusChanged: @Sendable () -> Void = {}
         /// Where decisions on door readers go (docs/operations.md, "The decision stream"); nil: nowhere.
         public var decisions: DecisionSink?
 
@@ -179,6 +182,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             let count = updatePresentations { $0.readerAdded(reader: name) }
             metrics.readersPresent.record(count)
             logger.info("reader.added", metadata: ["reader.name": "\(name)"])
+            configuration.statusChanged()
         case .readerRemoved(let name):
             cardReader.readerRemoved(name)
             signaller.readerRemoved(name)
@@ -187,6 +191,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
             let count = updatePresentations { $0.readerRemoved(reader: name, now: now) }
             metrics.readersPresent.record(count)
             logger.info("reader.removed", metadata: ["reader.name": "\(name)"])
+            configuration.statusChanged()
             if count == 0 { logger.info("waiting for a reader…") }
         case .cardPresented(let reader, let atr, let eventCount):
             guard configuration.acceptsReader(reader) else { return nil }
@@ -387,6 +392,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
                 != nil
         else { return }
         metrics.lockedOut(rule: refusal.rule.name)
+        configuration.statusChanged()
         logger.warning(
             "reader.locked_out: the reader refuses every tag for the lockout's time",
             metadata: [

@@ -10,7 +10,7 @@ extension RouterLauncher {
     /// or in a dry run. The environment variables `TAGROUTER_MQTT_RECONNECT_MIN_MS` and
     /// `TAGROUTER_MQTT_RECONNECT_MAX_MS` shorten the reconnection backoff (for tests).
     static func makeMQTTPublisher(
-        ruleSet: RuleSet, outbox: StateDatabase?, metrics: RouterMetrics, logger: Logger,
+        ruleSet: RuleSet, outbox: StateDatabase?, metrics: RouterMetrics, status: HostStatus, logger: Logger,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> MQTTPublisher? {
         guard let settings = ruleSet.mqtt, let outbox else { return nil }
@@ -24,7 +24,16 @@ extension RouterLauncher {
         metrics.mqttConnected.record(0)
         return MQTTPublisher(
             settings: settings, database: outbox, configuration: configuration, logger: logger,
-            onConnectionChange: { metrics.mqttConnected.record($0 ? 1 : 0) })
+            onConnectionChange: { metrics.mqttConnected.record($0 ? 1 : 0) }, status: { status.document() })
+    }
+
+    /// The status document's service (docs/fleet.md, "The status document"), reading the router's readers and
+    /// lockouts and published through the MQTT publisher.
+    static func attach<Events>(_ status: HostStatus, router: Router<Events>, mqtt: MQTTPublisher) -> HostStatus {
+        status.attach(
+            readers: { router.readerStates() }, lockouts: { router.lockedReaders() },
+            publish: { mqtt.publishStatus() })
+        return status
     }
 
     /// The decision stream (docs/operations.md, "The decision stream"): while the rules in force have

@@ -47,7 +47,8 @@ public enum RouterLauncher {
             settings.takesBundles
             ? BundleKeeper(
                 stateDirectory: settings.stateDirectory, overlay: settings.rulesSources,
-                trustedKeys: settings.bundleKeys, logger: logger, metrics: metrics) : nil
+                trustedKeys: settings.bundleKeys, logger: logger, metrics: metrics,
+                allowsRollback: settings.bundleAllowsRollback) : nil
         let sources = keeper?.restore() ?? settings.rulesSources
         let loaded = RuleSet.load(sources: sources, environment: environment)
         guard let ruleSet = loaded.ruleSet else {
@@ -94,7 +95,8 @@ public enum RouterLauncher {
             logger.warning("no URL opener (xdg-open) on PATH: open actions will fail; install xdg-utils")
         }
         let runner = CommandRunner(concurrency: settings.concurrency, environment: environment, logger: logger)
-        let mqtt = makeMQTTPublisher(ruleSet: ruleSet, outbox: outbox, metrics: metrics, logger: logger)
+        let status = HostStatus(keeper: keeper, outbox: outbox, logger: logger)
+        let mqtt = makeMQTTPublisher(ruleSet: ruleSet, outbox: outbox, metrics: metrics, status: status, logger: logger)
         if let mqtt { services.append(mqtt) }
         // The router handles the events on the thread the watcher waits on, and each tap on its reader's thread.
         let watchThread = BlockingThread(name: "pcsc-watch")
@@ -112,6 +114,7 @@ public enum RouterLauncher {
         }
         routerConfiguration.eventHandled = { notifier.alive() }
         routerConfiguration.heartbeat = { notifier.ready(status: readiness) }
+        routerConfiguration.statusChanged = { status.changed() }
         if let mqtt {
             routerConfiguration.readersChanged = { mqtt.readersChanged($0) }
             routerConfiguration.decisions = decisionStream(mqtt, store: store, logger: logger)
@@ -127,6 +130,7 @@ public enum RouterLauncher {
             }
                 ?? .dryRun,
             history: outbox, sunCounters: outbox, metrics: metrics, logger: logger, confirmer: confirmer)
+        if let mqtt { services.append(attach(status, router: router, mqtt: mqtt)) }
         services.append(RulesReloader(store: store, logger: logger))
         if let keeper, !settings.bundleSources.isEmpty {
             do {
@@ -134,8 +138,9 @@ public enum RouterLauncher {
                     extraTrustAnchors: settings.bundleTrustAnchors, userAgent: "tagrouter/\(Version.current)")
                 services.append(
                     BundleUpdater(
-                        sources: settings.bundleSources, interval: settings.bundlePoll, fetcher: fetcher,
-                        keeper: keeper, store: store, logger: logger))
+                        sources: settings.bundleSources.filter { !$0.isMQTT },
+                        subscriptions: try bundleSubscriptions(settings), interval: settings.bundlePoll,
+                        fetcher: fetcher, keeper: keeper, store: store, logger: logger))
             } catch {
                 printError(error.message)
                 return .invalidBundleSettings(error.message)

@@ -30,6 +30,11 @@ public struct RouterSettings: Sendable {
     /// A PEM file of certificates trusted for the sources besides the system's (`TAGROUTER_BUNDLE_CA`).
     public var bundleTrustAnchors: String?
 
+    /// Whether a bundle older than the one in force may be taken (`--bundle-allow-rollback`,
+    /// `TAGROUTER_BUNDLE_ALLOW_ROLLBACK=1`; docs/fleet.md, "Rollback").
+    public var bundleAllowsRollback = false
+    /// The credentials MQTT bundle sources connect with (`TAGROUTER_BUNDLE_MQTT_USERNAME`, `…_PASSWORD`).
+    public var bundleCredentials = BundleSource.Credentials()
     /// Whether the host takes bundles: it has sources, or trusts a key (and then runs the bundle it kept).
     public var takesBundles: Bool { !bundleSources.isEmpty || !bundleKeys.isEmpty }
 

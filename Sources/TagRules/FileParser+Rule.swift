@@ -1,6 +1,7 @@
 import AASAPatterns
 import Foundation
 import ReaderFeedback
+import SUNMessage
 import Yams
 
 extension FileParser {

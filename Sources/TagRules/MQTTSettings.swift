@@ -48,8 +48,13 @@ public struct MQTTSettings: Sendable, Hashable {
         String(clientID.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
     }
 
-    /// The availability topic: `<topicPrefix>/status`, `online` or `offline`, retained.
+    /// The status topic: `<topicPrefix>/status`, the host's status document, retained (docs/fleet.md, "The status
+    /// document"), whose `state` is Home Assistant's availability.
     public var statusTopic: String { topicPrefix + "/status" }
+
+    /// The client id an `mqtt:` block without `clientId` gets: `tagrouter-<hostname>`, the host name reduced to
+    /// letters, digits and `-`. Other connections of the host (bundle sources, commands) start their ids with it.
+    public static var defaultClientID: String { FileParser.defaultClientID() }
 
     /// The topic a reader's taps go to by default: `<topicPrefix>/<reader-id>/tag`.
     /// - Parameter reader: the PC/SC reader name.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RouterCommands
 
 /// `tagrouter bundle`: signed bundles of rules for many hosts (docs/fleet.md).
@@ -11,7 +12,9 @@ struct BundleCommand: ParsableCommand {
             Ed25519 signature. The private key stays on the machine that packs; each router trusts the public key \
             (run --bundle-key).
             """,
-        subcommands: [BundleKeygenCommand.self, BundlePackCommand.self, BundleVerifyCommand.self]
+        subcommands: [
+            BundleKeygenCommand.self, BundlePackCommand.self, BundleVerifyCommand.self, BundlePublishCommand.self,
+        ]
     )
 }
 
@@ -73,5 +76,37 @@ struct BundleVerifyCommand: ParsableCommand {
 
     func run() throws {
         try BundleCommands.verify(keys: key, file: file).finish()
+    }
+}
+
+/// `tagrouter bundle publish`.
+struct BundlePublishCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Publish a bundle file as an MQTT topic's retained message, for routers with an mqtt:// source.",
+        discussion: """
+            The broker's user name, password and CA come from TAGROUTER_MQTT_USERNAME, TAGROUTER_MQTT_PASSWORD and \
+            TAGROUTER_MQTT_CA. Exit status: 0 once the broker acknowledged the message, else 1 with the reason.
+            """)
+
+    @Option(
+        help: ArgumentHelp("The broker: HOST[:PORT], mqtt://HOST[:PORT] or mqtts://HOST[:PORT].", valueName: "broker"))
+    var broker: BrokerAddress
+
+    @Option(help: ArgumentHelp("The topic (default: tagrouter/fleet/bundle).", valueName: "topic"))
+    var topic = "tagrouter/fleet/bundle"
+
+    @Option(
+        help: ArgumentHelp(
+            "A public key file to verify the bundle with before publishing (repeatable).", valueName: "name.pub"))
+    var key: [String] = []
+
+    @Argument(help: ArgumentHelp("The bundle file.", valueName: "file"))
+    var file: String
+
+    func run() async throws {
+        try await BundleCommands.publish(
+            broker: broker, topic: topic, keys: key, file: file, environment: ProcessInfo.processInfo.environment
+        ).finish()
     }
 }

@@ -46,7 +46,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Take signed bundles of rules from this URL (https://, or http:// to loopback; repeatable). --rules is "
+            "Take signed bundles of rules from this URL (https://, http:// to loopback, or mqtt:// / mqtts:// with the "
+                + "topic as the path; repeatable). --rules is "
                 + "then the host's local overlay (default: $TAGROUTER_BUNDLE_FROM).", valueName: "url"),
         transform: BundleURL.parse)
     var bundleFrom: [BundleURL] = []
@@ -63,6 +64,12 @@ struct RunCommand: AsyncParsableCommand {
                 + "60s). SIGHUP polls at once.", valueName: "duration"))
     var bundlePoll: BundlePollInterval?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Take a bundle even when it is older than the one in force (a rollback; default: "
+                + "$TAGROUTER_BUNDLE_ALLOW_ROLLBACK=1, else refused as older)."))
+    var bundleAllowRollback = false
+
     private var options: RunOptions {
         var options = RunOptions()
         options.rules = rules.rules
@@ -77,6 +84,7 @@ struct RunCommand: AsyncParsableCommand {
         options.bundleFrom = bundleFrom.map(\.source)
         options.bundleKeys = bundleKey
         options.bundlePoll = bundlePoll
+        options.bundleAllowRollback = bundleAllowRollback
         return options
     }
 

@@ -88,7 +88,14 @@ import VirtualTag
             #expect(eventConfig["state_topic"] as? String == Self.tagTopic)
             #expect(eventConfig["event_types"] as? [String] == ["tap", "removed", "held", "returned", "denied"])
             #expect(eventConfig["unique_id"] as? String == "tagrouter_front-door_virtual_pcd_00_00_event")
-            #expect(eventConfig["availability_topic"] as? String == "tagrouter/front-door/status")
+            // Available while the status document says `online` (docs/fleet.md, "The status document").
+            #expect(
+                eventConfig["availability"] as? [[String: String]] == [
+                    [
+                        "topic": "tagrouter/front-door/status", "value_template": "{{ value_json.state }}",
+                        "payload_available": "online", "payload_not_available": "offline",
+                    ]
+                ])
             // The records stay out of the event's attributes (Home Assistant's recorder keeps every attribute).
             #expect(
                 eventConfig["value_template"] as? String
@@ -164,7 +171,11 @@ import VirtualTag
             #expect(device["manufacturer"] as? String == "TagRouter")
             #expect((device["sw_version"] as? String)?.isEmpty == false)
             let online = try await subscriber.waitFor(1) { $0.topic == "tagrouter/front-door/status" }
-            #expect(online.map(\.text) == ["online"])
+            let statusDocument = Self.json(try #require(online.first))
+            #expect(statusDocument["state"] as? String == "online")
+            #expect((statusDocument["version"] as? String)?.isEmpty == false)
+            #expect(statusDocument["bundle"] is NSNull && statusDocument["refusedBundle"] is NSNull)
+            #expect((statusDocument["clock"] as? [String: Any])?["source"] as? String == "adjtimex")
 
             let tag = try harness.present(uri: "https://home.example.com/open?door=front/+#x")
             try await harness.router.waitForLog("mqtt published")
@@ -213,8 +224,14 @@ import VirtualTag
             // A clean stop publishes `offline` (retained) before disconnecting.
             let (status, _) = try await harness.router.terminate()
             #expect(status == 0)
-            let statuses = try await subscriber.waitFor(2) { $0.topic == "tagrouter/front-door/status" }
-            #expect(statuses.map(\.text) == ["online", "offline"])
+            // The document is published again on every change (readers added), each time `online`.
+            try await subscriber.waitFor(1) {
+                $0.topic == "tagrouter/front-door/status" && Self.json($0)["state"] as? String == "offline"
+            }
+            let statuses = subscriber.messages(on: "tagrouter/front-door/status").map(Self.json)
+            #expect(statuses.count >= 2 && statuses.last?["state"] as? String == "offline")
+            #expect(statuses.dropLast().allSatisfy { $0["state"] as? String == "online" })
+            #expect(statuses.last?["version"] != nil, "a clean stop publishes the whole document")
             let history = try await TagRouterBinary.run(
                 ["history", "--state-dir", harness.directory + "/state", "--json"],
                 environment: harness.pcscd.environment)
@@ -256,10 +273,12 @@ import VirtualTag
         try await RouterHarness.with(
             rules: Self.rules(port: broker.port, rules: Self.everyTag), environment: Self.environment()
         ) { harness in
-            try await subscriber.waitFor(1) { $0.text == "online" }
+            try await subscriber.waitFor(1) { Self.json($0)["state"] as? String == "online" }
             harness.router.kill()
-            let statuses = try await subscriber.waitFor(2)
-            #expect(statuses.map(\.text) == ["online", "offline"])
+            try await subscriber.waitFor(1) { Self.json($0)["state"] as? String == "offline" }
+            let statuses = subscriber.messages
+            #expect(statuses.dropLast().allSatisfy { Self.json($0)["state"] as? String == "online" })
+            #expect(statuses.last?.text == #"{"state":"offline"}"#, "the last will is the state alone")
             #expect(statuses.last?.qos == 1)
         }
     }

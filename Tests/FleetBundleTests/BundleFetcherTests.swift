@@ -17,7 +17,19 @@ import Testing
         ),
         (
             "ftp://rules.example/b.trb",
-            "'ftp://rules.example/b.trb': the scheme is ftp; a bundle source is https:// (or http:// to loopback)"
+            "'ftp://rules.example/b.trb': the scheme is ftp; a bundle source is https:// (or http:// to loopback), or "
+                + "mqtts:// (or mqtt:// to loopback)"
+        ),
+        ("mqtts://broker.example/tagrouter/fleet/bundle", nil),
+        ("mqtt://127.0.0.1:1883", nil),
+        (
+            "mqtt://broker.example/t",
+            "'mqtt://broker.example/t': plain MQTT only to a loopback address (127.0.0.1, ::1, localhost); use mqtts://"
+        ),
+        (
+            "mqtts://broker.example/tagrouter/+/bundle",
+            "'mqtts://broker.example/tagrouter/+/bundle': the topic 'tagrouter/+/bundle' has a wildcard or an empty "
+                + "level; name one topic"
         ),
         (
             "https://user:pw@rules.example/b",
@@ -32,6 +44,16 @@ import Testing
         } catch {
             #expect(error.message == problem)
         }
+    }
+
+    @Test(arguments: [
+        ("mqtts://broker.example", "tagrouter/fleet/bundle", 8883),
+        ("mqtt://localhost:1999/site/rules", "site/rules", 1999),
+        ("mqtt://127.0.0.1", "tagrouter/fleet/bundle", 1883),
+    ])
+    func mqttSourcesNameATopic(text: String, topic: String, port: Int) throws {
+        let source = try BundleSource(text)
+        #expect(source.isMQTT && source.topic == topic && source.port == port)
     }
 
     @Test func fetchesThenAsksIfNoneMatch() async throws {

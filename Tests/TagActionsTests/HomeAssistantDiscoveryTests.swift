@@ -70,4 +70,23 @@ import Testing
                 == "{{ dict(value_json.items() | rejectattr('0', 'eq', 'records') | list, "
                 + "event_type=value_json.get('event', 'tap')) | to_json }}")
     }
+
+    @Test("the event entity and presence sensor are available while the status document's state is online")
+    func availabilityReadsTheStatusDocument() throws {
+        let discovery = HomeAssistantDiscovery(
+            settings: try Self.settings(clientID: "door"), reader: "Door", version: "1.0")
+        let entities = discovery.messages(prefix: "homeassistant").dropFirst()
+        #expect(entities.count == 2)
+        for entity in entities {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(entity.payload)) as? [String: Any])
+            #expect(object["availability_topic"] == nil)
+            #expect(
+                object["availability"] as? [[String: String]] == [
+                    [
+                        "topic": "tagrouter/door/status", "value_template": "{{ value_json.state }}",
+                        "payload_available": "online", "payload_not_available": "offline",
+                    ]
+                ])
+        }
+    }
 }

@@ -108,7 +108,7 @@ struct MQTTPublisherTests {
             }
         }
         let statuses = try await subscriber.waitFor(2)
-        #expect(statuses.map(\.text) == ["online", "offline"])
+        #expect(statuses.map(\.text) == [#"{"state":"online"}"#, #"{"state":"offline"}"#])
         #expect(statuses.allSatisfy(\.retain) == false, "live deliveries are not flagged retained")
     }
 

@@ -77,7 +77,45 @@ import Testing
         let sources = restarted.restore()
         #expect(sources.first == host.overlay)
         #expect(Self.names(try host.store(sources: sources)) == ["local", "door", "desk"])
-        #expect(restarted.inForce == taken)
+        #expect(restarted.inForce?.version == taken.version && restarted.inForce?.digest == taken.digest)
+        #expect(taken.source == "http://x/b" && restarted.inForce?.source == host.state + "/bundle/current.trb")
+    }
+
+    /// With rollback allowed, an older bundle is taken (logged as a rollback); the observer hears of every bundle
+    /// taken or refused, and of none fetched again unchanged.
+    @Test func rollbackOnlyWhenAllowed() throws {
+        let host = try Host()
+        defer { host.remove() }
+        let keeper = BundleKeeper(
+            stateDirectory: host.state, overlay: [host.overlay], trustedKeys: [Self.key.publicKey], logger: Self.quiet,
+            allowsRollback: true)
+        let heard = Tally()
+        keeper.observe { heard.add() }
+        let store = try host.store(sources: keeper.restore())
+        let newer = try Self.bundle(5, rules: ["10-door.yaml": Self.rule("door")])
+        _ = keeper.consider(newer, from: "s", store: store)
+        #expect(keeper.consider(newer, from: "s", store: store) == .unchanged)
+        guard
+            case .accepted(let older) = keeper.consider(
+                try Self.bundle(4, rules: ["10-door.yaml": Self.rule("old")]), from: "s", store: store)
+        else {
+            Issue.record("the rollback was refused")
+            return
+        }
+        #expect(older.version == 4 && Self.names(store) == ["local", "old"])
+        _ = keeper.consider(Data("not a bundle".utf8), from: "s", store: store)
+        #expect(heard.value == 3)
+        // The same bundle without rollback allowed is refused as older.
+        let strict = host.keeper()
+        let strictStore = try host.store(sources: strict.restore())
+        guard
+            case .refused(let refusal) = strict.consider(
+                try Self.bundle(3, rules: ["10-door.yaml": Self.rule("older")]), from: "s", store: strictStore)
+        else {
+            Issue.record("not refused")
+            return
+        }
+        #expect(refusal.reason == "older")
     }
 
     /// Each reason, with the rules in force unchanged.

@@ -96,11 +96,19 @@ import Testing
         let embedded = try EmbeddedRouter(rules: Self.rules)
         var count: UInt16 = 0
         for index in 0..<3 {
+            if index == 2 { #expect(embedded.router.lockedReaders().isEmpty) }
+            let changes = embedded.statusChanges.value
             let generated: [UInt8] = [0x04, 0x10, 0x20, 0x30, 0x40, 0x50, UInt8(index)]
             let outcome = try await Self.tap(embedded, Self.door, uid: generated, count: &count)
             #expect(Self.reason(outcome) == .unknownTag)
+            // The status document is published again when the reader is locked, not before.
+            #expect(embedded.statusChanges.value == changes + (index == 2 ? 1 : 0))
             embedded.advance(by: .seconds(10))
         }
+        // The status document's lockouts: the door, by front-door, for 5 minutes from the third refusal.
+        let lockouts = embedded.router.lockedReaders()
+        #expect(lockouts.map(\.reader) == [Self.door] && lockouts.map(\.rule) == ["front-door"])
+        #expect(lockouts.first.map { $0.until > Timestamp.rfc3339(Date().addingTimeInterval(280)) } == true)
         let locked = try #require(
             embedded.logs.with(message: "reader.locked_out: the reader refuses every tag for the lockout's time").first)
         #expect(locked.level == .warning)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetBundle
 import Foundation
 import RouterCommands
 import TagRouterCore
@@ -79,17 +80,22 @@ import Testing
     @Test func runParsesBundleOptions() throws {
         let command = try RunCommand.parse([
             "--bundle-from", "https://rules.example/a.trb", "--bundle-from", "http://127.0.0.1:8080/b.trb",
-            "--bundle-key", "/etc/tagrouter/fleet.pub", "--bundle-poll", "5s",
+            "--bundle-key", "/etc/tagrouter/fleet.pub", "--bundle-poll", "5s", "--bundle-from",
+            "mqtts://broker.example/site/bundle", "--bundle-allow-rollback",
         ])
         #expect(
-            command.bundleFrom.map(\.description) == ["https://rules.example/a.trb", "http://127.0.0.1:8080/b.trb"])
+            command.bundleFrom.map(\.description) == [
+                "https://rules.example/a.trb", "http://127.0.0.1:8080/b.trb", "mqtts://broker.example/site/bundle",
+            ])
+        #expect(command.bundleFrom.map(\.source.topic) == [nil, nil, "site/bundle"])
+        #expect(command.bundleAllowRollback)
         #expect(command.bundleKey == ["/etc/tagrouter/fleet.pub"])
         #expect(command.bundlePoll?.duration == .seconds(5))
     }
 
     @Test(arguments: [
         ["--bundle-from", "http://rules.example/a.trb"], ["--bundle-from", "ftp://x/a"], ["--bundle-poll", "500ms"],
-        ["--bundle-poll", "soon"],
+        ["--bundle-poll", "soon"], ["--bundle-from", "mqtt://broker.example/t"], ["--bundle-from", "mqtts://b/t/#"],
     ])
     func runRefusesBadBundleOptions(arguments: [String]) {
         #expect(throws: (any Error).self) { try RunCommand.parse(arguments) }
@@ -123,6 +129,18 @@ import Testing
         #expect(settings.bundleKeys.count == 1)
         #expect(settings.bundlePoll == .seconds(120))
         #expect(settings.bundleTrustAnchors == "/etc/ca.pem")
+        #expect(!settings.bundleAllowsRollback && settings.bundleCredentials == .init())
+
+        try BundleSettings.apply(
+            to: &settings, options: RunOptions(),
+            environment: [
+                "TAGROUTER_BUNDLE_FROM": "mqtt://127.0.0.1", "TAGROUTER_BUNDLE_KEY": root + "/fleet.pub",
+                "TAGROUTER_BUNDLE_ALLOW_ROLLBACK": "1", "TAGROUTER_BUNDLE_MQTT_USERNAME": "door",
+                "TAGROUTER_BUNDLE_MQTT_PASSWORD": "secret",
+            ])
+        #expect(settings.bundleSources.map(\.topic) == ["tagrouter/fleet/bundle"])
+        #expect(settings.bundleAllowsRollback)
+        #expect(settings.bundleCredentials == .init(username: "door", password: "secret"))
 
         var options = RunOptions()
         options.bundlePoll = BundlePollInterval(argument: "3s")
@@ -141,6 +159,7 @@ import Testing
         ),
         (["TAGROUTER_BUNDLE_KEY": "/nonexistent.pub"], "/nonexistent.pub: cannot read the key file"),
         (["TAGROUTER_BUNDLE_POLL": "0s"], "TAGROUTER_BUNDLE_POLL: '0s' is not a duration of at least 1s (60s, 5m)"),
+        (["TAGROUTER_BUNDLE_ALLOW_ROLLBACK": "yes"], "TAGROUTER_BUNDLE_ALLOW_ROLLBACK: 'yes' is neither 1 nor 0"),
     ])
     func unusableSettingsAreNamed(environment: [String: String], message: String) {
         var settings = RouterSettings(rulesSources: ["/r"], stateDirectory: "/s")

@@ -27,6 +27,8 @@ final class EmbeddedRouter: Sendable {
     let registry = PrometheusCollectorRegistry()
     let rules: RuleStore
     let rulesFile: String
+    /// How often the router said the status document changed (readers, lockouts).
+    let statusChanges = Tally()
     private let clock = ManualClock()
 
     /// Creates the router with `rules` (YAML) in a temporary file, so that reloads read it again.
@@ -61,6 +63,7 @@ final class EmbeddedRouter: Sendable {
             acceptsReader: acceptsReader, now: { clock.now })
         configuration.stopEvents = { continuation.finish() }
         configuration.decisions = decisions
+        configuration.statusChanged = { [statusChanges] in statusChanges.add() }
         router = Router(
             configuration: configuration, events: stream,
             cardReader: cardReader, rules: rules, dispatch: dryRun ? .dryRun : .perform(performer), history: history,
@@ -136,4 +139,15 @@ final class ManualClock: Sendable {
     func advance(by duration: Duration) {
         instant.withLock { $0 += duration }
     }
+}
+
+/// A count that closures may add to from any thread.
+final class Tally: Sendable {
+    private let count = Mutex(0)
+
+    /// Adds one.
+    func add() { count.withLock { $0 += 1 } }
+
+    /// The count now.
+    var value: Int { count.withLock { $0 } }
 }
