@@ -3,6 +3,12 @@ import NDEF
 import TagRules
 import TagsFile
 
+#if canImport(Glibc)
+    // `stat` is named by its module: with the console's server packages in the build, an unqualified `stat()` is
+    // taken for another C module's copy of the struct (MemberImportVisibility).
+    import Glibc
+#endif
+
 /// The tags file of a rules folder as `tagrouter learn` and `tagrouter tags` see it: its path, its text and its
 /// validated entries (docs/doors.md, "The tags file"). Edits go through ``TagsFileEditor`` (text, so comments
 /// stay) and are written whole to a temporary file that is renamed over the old one (over the file a symbolic
@@ -87,9 +93,9 @@ struct TagsFile {
     func write(_ newText: String) throws(CommandFailure) {
         let target = try Self.resolvingLinks(path)
         let directory = Self.directory(of: target)
-        var existing = stat()
+        var existing = Glibc.stat()
         let exists = stat(target, &existing) == 0
-        var folderStatus = stat()
+        var folderStatus = Glibc.stat()
         let mode = exists ? existing.st_mode & 0o7777 : 0o640
         let name = target.split(separator: "/").last.map(String.init) ?? KnownTags.fileName
         let temporary = directory + "/.\(name).\(getpid()).tmp"
@@ -134,7 +140,7 @@ struct TagsFile {
     static func resolvingLinks(_ path: String) throws(CommandFailure) -> String {
         var current = path
         for _ in 0..<40 {
-            var status = stat()
+            var status = Glibc.stat()
             guard lstat(current, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
                 return current
             }

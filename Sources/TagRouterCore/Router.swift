@@ -1,3 +1,4 @@
+public import Console
 import CoreMetrics
 import Foundation
 public import Logging
@@ -54,6 +55,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         public var heartbeat: @Sendable () -> Void = {}
         /// Where decisions on door readers go (docs/operations.md, "The decision stream"); nil: nowhere.
         public var decisions: DecisionSink?
+        /// Where every tap goes for the web console's Live page (docs/console.md), without waiting; nil: nowhere.
+        public var liveTaps: (any LiveTapSink)?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -111,7 +114,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.pipeline = TapPipeline(cardReader: cardReader, rules: rules)
         self.dispatcher = Dispatcher(mode: dispatch, logger: logger, confirmer: confirmer)
         self.reporter = TapReporter(
-            metrics: metrics, history: history, logger: logger, decisions: configuration.decisions)
+            metrics: metrics, history: history, logger: logger, decisions: configuration.decisions,
+            live: configuration.liveTaps)
         self.metrics = metrics
         self.logger = logger
         self.follower = PresentationFollower(now: configuration.now)

@@ -12,7 +12,8 @@ struct TagRouterCommand: AsyncParsableCommand {
         subcommands: [
             DecodeCommand.self, ReadersCommand.self, ReadCommand.self, EmulateCommand.self, CheckCommand.self,
             MatchCommand.self, HistoryCommand.self, RunCommand.self, DoctorCommand.self, WriteCommand.self,
-            AASACommand.self, LearnCommand.self, TagsCommand.self, BundleCommand.self,
+            AASACommand.self, LearnCommand.self, TagsCommand.self, BundleCommand.self, ConsoleLoginCommand.self,
+            ConsolePasswordCommand.self,
         ]
     )
 }
