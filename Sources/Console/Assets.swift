@@ -21,8 +21,9 @@ enum Assets {
           var status = document.getElementById("live-status");
           if (!status || !window.EventSource) return;
 
-          function cell(row, text, className) {
+          function cell(row, text, label, className) {
             var td = document.createElement("td");
+            td.dataset.label = label;
             if (className) td.className = className;
             td.textContent = text;
             row.appendChild(td);
@@ -32,10 +33,10 @@ enum Assets {
           function tapRow(tap) {
             var row = document.createElement("tr");
             row.className = "outcome-" + tap.outcome;
-            cell(row, tap.time);
-            cell(row, tap.reader);
-            cell(row, tap.tag, "tag");
-            var uri = cell(row, "", "uri");
+            cell(row, tap.time, "Time");
+            cell(row, tap.reader, "Reader");
+            cell(row, tap.tag, "Tag", "tag");
+            var uri = cell(row, "", "URI", "uri");
             if (tap.uriLink) {
               var link = document.createElement("a");
               link.href = tap.uriLink;
@@ -45,8 +46,8 @@ enum Assets {
             } else {
               uri.textContent = tap.uri;
             }
-            cell(row, tap.rule);
-            var outcome = cell(row, tap.outcome, "outcome");
+            cell(row, tap.rule, "Rule");
+            var outcome = cell(row, tap.outcome, "Outcome", "outcome");
             if (tap.reason) {
               var reason = document.createElement("span");
               reason.className = "reason";
@@ -54,7 +55,7 @@ enum Assets {
               outcome.appendChild(document.createTextNode(" "));
               outcome.appendChild(reason);
             }
-            cell(row, tap.latency);
+            cell(row, tap.latency, "Latency");
             return row;
           }
 
@@ -106,9 +107,13 @@ enum Assets {
         button { cursor: pointer; }
         @media (max-width: 40rem) {
           main { padding: 0 0.5rem 2rem; }
-          th:nth-child(7), td:nth-child(7) { display: none; }
           label, input, select, button { width: 100%; }
           form.inline button { width: auto; }
+          table.cards thead { display: none; }
+          table.cards tr { display: block; border-bottom: 1px solid #8884; padding: 0.3rem 0; }
+          table.cards td { display: flex; gap: 0.5rem; border: 0; padding: 0.1rem 0.3rem; }
+          table.cards td::before { content: attr(data-label); font-weight: bold; flex: 0 0 5.5rem; }
+          table.cards td.actions::before { content: none; }
         }
 
         """

@@ -51,7 +51,7 @@ enum Templates {
         """
 
     static let tapRow = """
-        <tr class="outcome-{{outcome}}"><td>{{time}}</td><td>{{reader}}</td><td class="tag">{{tag}}</td><td class="uri">{{#uriLink}}<a href="{{uriLink}}" rel="noopener noreferrer nofollow">{{uri}}</a>{{/uriLink}}{{^uriLink}}{{uri}}{{/uriLink}}</td><td>{{rule}}</td><td class="outcome">{{outcome}}{{#reason}} <span class="reason">{{reason}}</span>{{/reason}}</td><td>{{latency}}</td></tr>
+        <tr class="outcome-{{outcome}}"><td data-label="Time">{{time}}</td><td data-label="Reader">{{reader}}</td><td class="tag" data-label="Tag">{{tag}}</td><td class="uri" data-label="URI">{{#uriLink}}<a href="{{uriLink}}" rel="noopener noreferrer nofollow">{{uri}}</a>{{/uriLink}}{{^uriLink}}{{uri}}{{/uriLink}}</td><td data-label="Rule">{{rule}}</td><td class="outcome" data-label="Outcome">{{outcome}}{{#reason}} <span class="reason">{{reason}}</span>{{/reason}}</td><td data-label="Latency">{{latency}}</td></tr>
 
         """
 
@@ -72,7 +72,7 @@ enum Templates {
         <section>
         <h2>Taps</h2>
         <p id="live-status" data-stream="/events">New taps appear here as they happen (with JavaScript); reload otherwise.</p>
-        <div class="scroll"><table id="taps">
+        <div class="scroll"><table id="taps" class="cards">
         \(tapTableHead)
         <tbody>
         {{#taps}}{{> taprow}}{{/taps}}
@@ -95,7 +95,7 @@ enum Templates {
         <button type="submit">Show</button>
         </form>
         <p>Export these taps: <a href="{{exportCSV}}" download>CSV</a> · <a href="{{exportJSONL}}" download>JSON Lines</a></p>
-        <div class="scroll"><table id="history">
+        <div class="scroll"><table id="history" class="cards">
         \(tapTableHead)
         <tbody>
         {{#taps}}{{> taprow}}{{/taps}}
@@ -125,10 +125,10 @@ enum Templates {
         </section>
         <section>
         <h2>Enrolled tags</h2>
-        <div class="scroll"><table id="tags">
+        <div class="scroll"><table id="tags" class="cards">
         <thead><tr><th>Name</th><th>UID</th><th>Groups</th><th>Valid</th><th>State</th><th>Note</th><th></th></tr></thead>
         <tbody>
-        {{#tags}}<tr><td class="name">{{shownName}}</td><td><code>{{uid}}</code></td><td>{{groups}}</td><td>{{validity}}</td><td class="state">{{state}}</td><td>{{note}}</td><td class="actions">
+        {{#tags}}<tr><td class="name" data-label="Name">{{shownName}}</td><td data-label="UID"><code>{{uid}}</code></td><td data-label="Groups">{{groups}}</td><td data-label="Valid">{{validity}}</td><td class="state" data-label="State">{{state}}</td><td data-label="Note">{{note}}</td><td class="actions">
         <form method="post" action="/tags/edit" class="inline"><input type="hidden" name="csrf" value="{{layout.csrf}}"><input type="hidden" name="tag" value="{{uid}}">{{#disabled}}<button type="submit" name="edit" value="enable">Enable</button>{{/disabled}}{{^disabled}}<button type="submit" name="edit" value="disable">Disable</button>{{/disabled}}</form>
         <form method="post" action="/tags/edit" class="inline" data-confirm="Remove this tag from the tags file?"><input type="hidden" name="csrf" value="{{layout.csrf}}"><input type="hidden" name="tag" value="{{uid}}"><button type="submit" name="edit" value="remove">Remove</button></form>
         <details><summary>Change</summary><form method="post" action="/tags/update"><input type="hidden" name="csrf" value="{{layout.csrf}}"><input type="hidden" name="uid" value="{{uid}}">
@@ -148,10 +148,10 @@ enum Templates {
 
     static let readers = """
         {{> header}}
-        <div class="scroll"><table id="readers">
+        <div class="scroll"><table id="readers" class="cards">
         <thead><tr><th>Reader</th><th>State</th><th>Last tap</th><th>Feedback</th><th>Last error</th></tr></thead>
         <tbody>
-        {{#readers}}<tr><td>{{name}}</td><td>{{state}}</td><td>{{lastTap}}</td><td>{{feedback}}</td><td>{{lastError}}</td></tr>
+        {{#readers}}<tr><td data-label="Reader">{{name}}</td><td data-label="State">{{state}}</td><td data-label="Last tap">{{lastTap}}</td><td data-label="Feedback">{{feedback}}</td><td data-label="Last error">{{lastError}}</td></tr>
         {{/readers}}
         </tbody>
         </table></div>
@@ -161,10 +161,10 @@ enum Templates {
 
     static let deliveries = """
         {{> header}}
-        <div class="scroll"><table id="deliveries">
+        <div class="scroll"><table id="deliveries" class="cards">
         <thead><tr><th>Id</th><th>Kind</th><th>Rule</th><th>Target</th><th>State</th><th>Attempts</th><th>Last error</th><th>Created</th><th></th></tr></thead>
         <tbody>
-        {{#deliveries}}<tr><td>{{id}}</td><td>{{kind}}</td><td>{{rule}}</td><td class="uri">{{target}}</td><td>{{state}}</td><td>{{attempts}}</td><td>{{lastError}}</td><td>{{created}}</td><td class="actions">
+        {{#deliveries}}<tr><td data-label="Id">{{id}}</td><td data-label="Kind">{{kind}}</td><td data-label="Rule">{{rule}}</td><td class="uri" data-label="Target">{{target}}</td><td data-label="State">{{state}}</td><td data-label="Attempts">{{attempts}}</td><td data-label="Last error">{{lastError}}</td><td data-label="Created">{{created}}</td><td class="actions">
         <form method="post" action="/deliveries/retry" class="inline"><input type="hidden" name="csrf" value="{{layout.csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit">Retry now</button></form>
         <a href="/deliveries/drop?id={{id}}">Drop…</a>
         </td></tr>
@@ -189,6 +189,13 @@ enum Templates {
 
     static let rules = """
         {{> header}}
+        <section>
+        <h2>Loaded files</h2>
+        <ul id="files">
+        {{#files}}<li><code>{{.}}</code></li>
+        {{/files}}
+        </ul>
+        </section>
         <section>
         <h2>tagrouter check</h2>
         <pre id="check" class="{{#hasErrors}}problem{{/hasErrors}}">{{check}}</pre>

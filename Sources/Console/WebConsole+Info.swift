@@ -32,6 +32,7 @@ extension WebConsole {
 
     struct RulesPage {
         var layout: Layout
+        var files: [String]
         var check: String
         var hasErrors: Bool
         var match: MatchView
@@ -72,6 +73,7 @@ extension WebConsole {
                     "rules",
                     RulesPage(
                         layout: self.layout("Rules", path: "/rules", session: session),
+                        files: self.currentRules().files.map(DisplayText.visible),
                         check: DisplayText.visible(check).replacingOccurrences(of: "\\u{000A}", with: "\n"),
                         hasErrors: hasErrors,
                         match: MatchView(

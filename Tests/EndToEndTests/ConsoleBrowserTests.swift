@@ -63,11 +63,12 @@ import VirtualTag
 
     static let carol: [UInt8] = [0x04, 0xCA, 0x11, 0xCA, 0x11, 0xCA, 0x01]
 
+    /// An NTAG215 (room for the hostile tag's long message).
     static func card(uid: [UInt8], records: [NDEFRecord] = []) throws -> Type2Card {
-        var options = Type2Card.Options(model: .ntag213)
+        var options = Type2Card.Options(model: .ntag215)
         options.uid = uid
         let message = records.isEmpty ? [] : try NDEFMessage(records: records).encoded()
-        return try Type2Card(model: .ntag213, message: message, options: options)
+        return try Type2Card(model: .ntag215, message: message, options: options)
     }
 
     @Test(
