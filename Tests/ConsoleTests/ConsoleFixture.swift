@@ -21,14 +21,15 @@ struct ConsoleFixture {
     let console: WebConsole
 
     init(
-        tagsFile: String = ConsoleFixture.tagsFile, loginLimiter: (Int, Int) = (5, 30),
+        tagsFile: String = ConsoleFixture.tagsFile, consoleBlock: String = "", loginLimiter: (Int, Int) = (5, 30),
         enrollmentTimeout: Duration = .seconds(5)
     ) throws {
         let root = NSTemporaryDirectory() + "console-" + UUID().uuidString
         folder = root + "/rules"
         state = root + "/state"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Self.rules.write(toFile: folder + "/door.yaml", atomically: true, encoding: .utf8)
+        try Self.rules.replacingOccurrences(of: "version: 1\n", with: "version: 1\n" + consoleBlock)
+            .write(toFile: folder + "/door.yaml", atomically: true, encoding: .utf8)
         try tagsFile.write(toFile: folder + "/tags.yaml", atomically: true, encoding: .utf8)
         var logger = Logger(label: "console-tests")
         logger.logLevel = .critical

@@ -4,7 +4,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import RouterCommands
 import StateStore
+import Synchronization
 import Testing
 
 /// The console's routes through Hummingbird's test client (docs/console.md): sessions, CSRF, the security
@@ -231,4 +233,63 @@ import Testing
             #expect(throws: Never.self) { try configuration.validate() }
         }
     }
+}
+
+/// Signing in with the password whose bcrypt hash is in the rules' `console:` block.
+@Suite struct ConsolePasswordTests {
+    @Test func thePasswordOfTheRulesSignsInAndAWrongOneDoesNot() async throws {
+        let hash = ConsolePassword.hash("correct horse", cost: 4)
+        let fixture = try ConsoleFixture(consoleBlock: "console: {passwordHash: \"\(hash)\"}\n")
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/login", method: .get) { response in
+                #expect(String(buffer: response.body).contains(#"<input type="password" name="password""#))
+            }
+            for (password, status) in [("wrong", HTTPResponse.Status.unauthorized), ("correct horse", .seeOther)] {
+                try await client.execute(
+                    uri: "/login", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil),
+                    body: ConsoleFixture.form([("password", password)])
+                ) { response in
+                    #expect(response.status == status, "\(password)")
+                    #expect((response.headers[.setCookie] != nil) == (status == .seeOther))
+                }
+            }
+        }
+    }
+
+    @Test func withoutAHashThereIsNoPasswordField() async throws {
+        let fixture = try ConsoleFixture()
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/login", method: .get) { response in
+                #expect(!String(buffer: response.body).contains("type=\"password\""))
+            }
+            try await client.execute(
+                uri: "/login", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil),
+                body: ConsoleFixture.form([("password", "")])
+            ) { #expect($0.status == .unauthorized) }
+        }
+    }
+
+    @Test func consolePasswordPrintsAHashOfThePassword() throws {
+        let output = ConsoleCommands.password(input: .init(isTerminal: false) { _ in "s3cret" })
+        #expect(output.status == 0)
+        let line = output.standardOutput
+        #expect(line.hasPrefix("passwordHash: \"$2b$12$"))
+        let hash = String(line.dropFirst("passwordHash: \"".count).prefix { $0 != "\"" })
+        #expect(ConsolePassword.verify("s3cret", hash: hash))
+        #expect(ConsoleCommands.password(input: .init(isTerminal: false) { _ in "" }).status == 1)
+        let answers = Answers(["one", "two"])
+        #expect(
+            ConsoleCommands.password(input: .init(isTerminal: true) { _ in answers.next() }).errors == [
+                "the two passwords differ"
+            ])
+    }
+}
+
+/// Answers given one after another.
+final class Answers: Sendable {
+    let remaining: Mutex<[String]>
+    init(_ answers: [String]) { remaining = Mutex(answers) }
+    func next() -> String? { remaining.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
 }
