@@ -14,10 +14,11 @@
 #   make fuzz-smoke   every fuzz target for FUZZ_SECONDS (default 10) seconds, two at a time
 #   make soak         the long runs make test keeps short (1,000 interleaved taps)
 #   make measure      the measurement that prints figures and asserts nothing (a tap's time outside the reader)
+#   make screenshots  docs/console/*.png, taken by the console's browser tests (root)
 SWIFT ?= swift
 CONFIG ?= debug
 
-.PHONY: check-alerts run test soak measure fault fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
+.PHONY: check-alerts run test soak measure fault screenshots fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
 	package-test
 
 build:
@@ -56,6 +57,13 @@ measure:
 	scripts/setup test
 	$(SWIFT) build --build-tests
 	TAGROUTER_MEASURE=1 $(SWIFT) test --skip-build --filter TapOverheadMeasurement
+
+# The console's screenshots in docs/console/, taken by its browser tests in Chromium (docs/console.md).
+screenshots:
+	scripts/setup test
+	$(SWIFT) build --build-tests
+	mkdir -p docs/console
+	TAGROUTER_SCREENSHOTS=$(CURDIR)/docs/console $(SWIFT) test --skip-build --filter ConsoleBrowserTests
 
 fault:
 	scripts/setup test

@@ -39,6 +39,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // The console and /metrics (docs/console.md): one HTTP server, its templates, its password hashes.
+        .package(
+            url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // pcsc-lite's headers live in /usr/include/PCSC; pkg-config would add `-pthread`, a flag SwiftPM refuses
@@ -168,21 +174,38 @@ let package = Package(
             dependencies: ["Deadline", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
+        // The router's one HTTP server (docs/console.md): /metrics and the web console on Hummingbird, its pages
+        // rendered by swift-mustache; below the router, which feeds it taps and presence.
+        .target(
+            name: "Console",
+            dependencies: [
+                "Deadline", "JSONOutput", "NDEF", "StateStore", "TagRules", "TagsFile", "WebhookTarget",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Writes the git commit of the build into TagRouterCore, for `tagrouter --version`.
         .plugin(name: "BuildCommit", capability: .buildTool()),
         .target(
             name: "TagRouterCore",
             dependencies: [
                 "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile", "TagActions",
-                "StateStore", "LiveAssociations", "CSystemd", "CTimex", "ReaderFeedback", "FleetBundle",
+                "StateStore", "LiveAssociations", "CSystemd", "CTimex", "ReaderFeedback", "FleetBundle", "Console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings,
             plugins: ["BuildCommit"]
@@ -194,7 +217,7 @@ let package = Package(
             dependencies: [
                 "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC", "SUNMessage", "TagRules", "TagsFile",
                 "TagActions", "TagRouterCore", "VirtualTag", "StateStore", "LiveAssociations", "ReaderFeedback",
-                "FleetBundle", "MQTTClient",
+                "FleetBundle", "MQTTClient", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -291,7 +314,7 @@ let package = Package(
                 "PCSC", "ReaderFeedback", "TagRouterCore", "VirtualTag", "SUNMessage", "NDEF", "NFCTag", "TestSupport",
                 "HTTPTestSupport",
                 "MQTTClient",
-                "MQTTTestSupport", "FleetBundle",
+                "MQTTTestSupport", "FleetBundle", "StateStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -338,6 +361,18 @@ let package = Package(
         .testTarget(
             name: "FleetBundleTests",
             dependencies: ["FleetBundle", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: [
+                "Console", "RouterCommands", "StateStore", "TagRules",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -54,6 +54,28 @@ public enum PrintableText {
         }
     }
 
+    /// `text` with every character that shows nothing or moves other text written out as `\u{XXXX}`: format
+    /// characters (Unicode category Cf: the bidirectional controls U+202A-202E and U+2066-2069, the marks
+    /// U+200E-200F, the zero-width U+200B-200D and U+2060-2064, U+FEFF, …), control characters (Cc) and the line
+    /// and paragraph separators. A link that would show `https://bank.example` while holding something else
+    /// shows what it holds; nothing is refused for it. The desktop's question before `open` and the console
+    /// (docs/console.md) show tag text through this.
+    /// - Parameter text: the text.
+    /// - Returns: the text with those characters written out.
+    public static func visible(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .format, .control, .lineSeparator, .paragraphSeparator:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u{" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "}"
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// The text with each scalar `replacement` names replaced, the others kept.
     private static func escaped(_ text: String, _ replacement: (Unicode.Scalar) -> String?) -> String {
         var out = ""

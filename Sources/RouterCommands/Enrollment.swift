@@ -98,7 +98,7 @@ public enum Enrollment {
         }
     }
 
-    private static func validate(_ request: Request) throws(CommandFailure) {
+    static func validate(_ request: Request) throws(CommandFailure) {
         if request.name.isEmpty { throw CommandFailure("--name is empty") }
         if request.groups.contains(where: \.isEmpty) { throw CommandFailure("a --group is empty") }
         var days: [CalendarDay] = []
@@ -140,12 +140,24 @@ public enum Enrollment {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> [UInt8]? {
         if let uid = reading.uid, !KnownTags.isRandomID(UID.hex(uid)) { return uid }
-        guard case .message(let bytes) = reading.content, let message = try? NDEFMessage(decoding: bytes),
-            let rules = RuleSet.load(sources: sources, environment: environment).ruleSet
-        else { return reading.uid }
+        guard case .message(let bytes) = reading.content, let message = try? NDEFMessage(decoding: bytes) else {
+            return reading.uid
+        }
         let event = TagEvent(
             uid: reading.uid.map(UID.hex), reader: reader, tech: reading.technology.rawValue, message: message)
-        return rules.decide(event, at: Date()).event.sun.flatMap { HexText.bytes($0.uid) } ?? reading.uid
+        return provedUID(of: event, sources: sources, environment: environment) ?? reading.uid
+    }
+
+    /// The UID a tag's SUN message proves, when a rule of `sources` verifies it; nil otherwise.
+    /// - Parameters:
+    ///   - event: the tag as the rules see it.
+    ///   - sources: the rules.
+    ///   - environment: where `${NAME}` is read.
+    static func provedUID(
+        of event: TagEvent, sources: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [UInt8]? {
+        guard let rules = RuleSet.load(sources: sources, environment: environment).ruleSet else { return nil }
+        return rules.decide(event, at: Date()).event.sun.flatMap { HexText.bytes($0.uid) }
     }
 
     /// Writes the entry for a UID read on `reader`, under the folder's lock: refused for a random ID.
@@ -242,8 +254,7 @@ public enum Enrollment {
         let until = Date().addingTimeInterval(
             Double(timeout.components.seconds + Self.removalWait.components.seconds + 5))
         do {
-            let data = try JSONEncoder().encode(LearnClaim(readers: claimed, until: until))
-            try data.write(to: URL(fileURLWithPath: claimPath), options: .atomic)
+            try LearnClaim(readers: claimed, until: until).write(in: folder)
         } catch {
             throw CommandFailure("cannot claim the readers in \(claimPath): \(error.localizedDescription)")
         }

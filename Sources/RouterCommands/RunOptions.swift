@@ -1,5 +1,6 @@
 public import ArgumentParser
 import CSystemd
+import Console
 public import FleetBundle
 public import Logging
 public import TagRouterCore
@@ -20,6 +21,12 @@ public struct RunOptions: Sendable {
     public var isDryRun = false
     /// `--metrics HOST:PORT`.
     public var metrics: HostAndPort?
+    /// `--console HOST:PORT`: the web console (docs/console.md).
+    public var console: HostAndPort?
+    /// `--console-certificate`: the console's TLS certificate chain (PEM).
+    public var consoleCertificate: String?
+    /// `--console-key`: the console's TLS private key (PEM).
+    public var consoleKey: String?
     /// `--concurrency`.
     public var concurrency = PositiveCount(4)
     /// `--log-level`.
@@ -76,6 +83,11 @@ extension RouterLauncher {
             metricsAddress: options.metrics.map { (host: $0.host, port: Int($0.port)) },
             concurrency: options.concurrency.value)
         settings.associationRefreshInterval = options.associationRefresh.duration
+        settings.console = ConsoleSettings(
+            address: options.console.map { (host: $0.host, port: Int($0.port)) },
+            certificateFile: options.consoleCertificate, keyFile: options.consoleKey,
+            stateDirectory: settings.stateDirectory, tags: ConsoleTagsFile(sources: options.rules),
+            ruleTools: ConsoleRules(sources: options.rules, stateDirectory: options.stateDirectory))
         do {
             try BundleSettings.apply(to: &settings, options: options, environment: HostDefaults.environment)
         } catch {

@@ -87,10 +87,11 @@ struct TagsFile {
     func write(_ newText: String) throws(CommandFailure) {
         let target = try Self.resolvingLinks(path)
         let directory = Self.directory(of: target)
-        var existing = stat()
-        let exists = stat(target, &existing) == 0
-        var folderStatus = stat()
-        let mode = exists ? existing.st_mode & 0o7777 : 0o640
+        // Through FileManager rather than stat(2): with the server packages in the build, `struct stat` resolves to
+        // another C module's copy of it (MemberImportVisibility).
+        let files = FileManager.default
+        let existing = try? files.attributesOfItem(atPath: target)
+        let mode = mode_t((existing?[.posixPermissions] as? NSNumber)?.uint16Value ?? 0o640) & 0o7777
         let name = target.split(separator: "/").last.map(String.init) ?? KnownTags.fileName
         let temporary = directory + "/.\(name).\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -100,12 +101,15 @@ struct TagsFile {
         // The owner and group of the file it replaces. A new file (0640) gets the group the router reads it
         // with: `tagrouter`, the service's, when root writes it and that group exists (the rules folder is
         // root's); else the folder's. Failing that (not root), the file stays the caller's.
-        if exists {
-            _ = fchown(descriptor, existing.st_uid, existing.st_gid)
+        func id(_ key: FileAttributeKey, of attributes: [FileAttributeKey: Any]?) -> UInt32? {
+            (attributes?[key] as? NSNumber)?.uint32Value
+        }
+        if let owner = id(.ownerAccountID, of: existing), let group = id(.groupOwnerAccountID, of: existing) {
+            _ = fchown(descriptor, owner, group)
         } else if geteuid() == 0, let group = getgrnam("tagrouter") {
             _ = fchown(descriptor, 0, group.pointee.gr_gid)
-        } else if stat(directory, &folderStatus) == 0 {
-            _ = fchown(descriptor, geteuid(), folderStatus.st_gid)
+        } else if let group = id(.groupOwnerAccountID, of: try? files.attributesOfItem(atPath: directory)) {
+            _ = fchown(descriptor, geteuid(), group)
         }
         _ = fchmod(descriptor, mode)
         let synced = fsync(descriptor) == 0
@@ -134,14 +138,12 @@ struct TagsFile {
     static func resolvingLinks(_ path: String) throws(CommandFailure) -> String {
         var current = path
         for _ in 0..<40 {
-            var status = stat()
-            guard lstat(current, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
-                return current
+            // attributesOfItem does not follow a link: its type is the link's own.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: current)
+            guard attributes?[.type] as? FileAttributeType == .typeSymbolicLink else { return current }
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
+                throw failure("cannot read the link", current)
             }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let count = readlink(current, &buffer, buffer.count - 1)
-            guard count > 0 else { throw failure("cannot read the link", current) }
-            let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             current = destination.hasPrefix("/") ? destination : directory(of: current) + "/" + destination
         }
         throw CommandFailure("\(path): too many levels of symbolic links")

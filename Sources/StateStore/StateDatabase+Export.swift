@@ -75,6 +75,40 @@ extension StateDatabase {
         return count
     }
 
+    /// One page of the taps `filter` keeps, from a cursor on: the console's door log and its exports read the
+    /// history page by page along the `taps_time` index, so a page costs the same on the first row as on the
+    /// millionth (docs/console.md, "Door log").
+    /// - Parameters:
+    ///   - filter: which taps.
+    ///   - order: newest or oldest first.
+    ///   - cursor: where the previous page ended (the taps after it in `order`); nil: from the start.
+    ///   - limit: at most this many taps.
+    /// - Returns: the taps, and the cursor of the next page (nil when this one was the last).
+    /// - Throws: ``StateStoreError``.
+    public func taps(matching filter: TapFilter, order: TapOrder, from cursor: TapCursor?, limit: Int) throws
+        -> (taps: [TapRecord], next: TapCursor?)
+    {
+        var (condition, arguments) = filter.whereClause()
+        let direction = order == .newestFirst ? "DESC" : "ASC"
+        if let cursor {
+            let comparison = "(time, id) \(order == .newestFirst ? "<" : ">") (?, ?) "
+            condition = condition.isEmpty ? "WHERE " + comparison : condition + "AND " + comparison
+            arguments += [cursor.time, cursor.id]
+        }
+        let limit = max(1, limit)
+        let sql =
+            "SELECT time, reader, uid, uri, rule, outcome, detail, event_id, event, presentation_id, tag_name, reason, "
+            + "id FROM taps \(condition)ORDER BY time \(direction), id \(direction) LIMIT \(limit + 1)"
+        let bound = arguments
+        let rows = try read("read history") { db in
+            try Row.fetchAll(db, sql: sql, arguments: bound).map { row in
+                (Self.exportedTap(row), TapCursor(time: row[0], id: row[12]))
+            }
+        }
+        let page = rows.prefix(limit)
+        return (page.map(\.0), rows.count > limit ? page.last?.1 : nil)
+    }
+
     /// A tap from the columns ``forEachTap(matching:order:limit:_:)`` selects, by position.
     private static func exportedTap(_ row: Row) -> TapRecord {
         let time: Int64 = row[0]

@@ -205,6 +205,12 @@ public final class StateDatabase: Sendable {
             // (docs/operations.md, "Retention of the history"); pruning and time ranges use `taps_time`.
             try db.execute(sql: "CREATE INDEX taps_denied ON taps (time, id) WHERE outcome = 'denied'")
         }
+        migrator.registerMigration("console-logins") { db in
+            // The one-time links of `tagrouter console-login`: only each token's SHA-256 is kept, until it is used or
+            // expires (docs/console.md, "Signing in").
+            try db.execute(
+                sql: "CREATE TABLE console_logins (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)")
+        }
         return migrator
     }
 

@@ -18,12 +18,16 @@ public struct TapFilter: Sendable, Hashable {
     public var tagName: String?
     /// Taps with one of these outcomes; empty: any outcome.
     public var outcomes: Set<TapRecord.Outcome> = []
+    /// Refusals for this reason (`disabled`, `expired`, …; docs/doors.md, "Refusals").
+    public var reason: String?
 
     /// A filter that keeps every tap.
     public init() {}
 
     /// Whether a condition other than the time range is set (the history then lists taps only, no deliveries).
-    public var selectsTaps: Bool { reader != nil || rule != nil || uid != nil || tagName != nil || !outcomes.isEmpty }
+    public var selectsTaps: Bool {
+        reader != nil || rule != nil || uid != nil || tagName != nil || !outcomes.isEmpty || reason != nil
+    }
 
     /// This filter narrowed to `history --denied` (refusals) or `--failed` (failed or dropped taps).
     /// - Parameters:
@@ -72,6 +76,10 @@ public struct TapFilter: Sendable, Hashable {
             arguments += [name]
         case (nil, nil):
             break
+        }
+        if let reason {
+            conditions.append("reason = ?")
+            arguments += [reason]
         }
         let outcomes = TapRecord.Outcome.allCases.filter(outcomes.contains).map { "'\($0.rawValue)'" }
         if outcomes.count == 1 {

@@ -107,6 +107,12 @@ public final class OutboxWorker: Service, Sendable {
         return inserted.id
     }
 
+    /// Makes the worker look for due deliveries at once: for a delivery made due from outside it (the console's
+    /// "retry now", docs/console.md), which would otherwise wait for the worker's next turn.
+    public func wake() {
+        wakeup.signal()
+    }
+
     /// Sends deliveries until graceful shutdown or cancellation, then closes the HTTP connections.
     public func run() async throws {
         let sender = WebhookSender(

@@ -1,6 +1,7 @@
 import CSystemd
 import Foundation
 import Glibc
+import NDEF
 import Synchronization
 
 /// Asks the user before a tag opens a link (docs/rules.md, "Confirmation before open").
@@ -148,24 +149,9 @@ public struct DesktopNotifications: OpenConfirming {
         return out
     }
 
-    /// `text` with every character that shows nothing or moves other text written out as `\u{XXXX}`: format
-    /// characters (Unicode category Cf: the bidirectional controls U+202A-202E and U+2066-2069, the marks
-    /// U+200E-200F, the zero-width U+200B-200D and U+2060-2064, U+FEFF, …), control characters (Cc) and the line
-    /// and paragraph separators. A link that would show `https://bank.example` while holding something else
-    /// shows what it holds; nothing is refused for it.
-    static func visible(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .format, .control, .lineSeparator, .paragraphSeparator:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += "\\u{" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "}"
-            default:
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// `text` with every character that shows nothing or moves other text written out as `\u{XXXX}`
+    /// (``NDEF/PrintableText/visible(_:)``, the console's escaper too).
+    static func visible(_ text: String) -> String { PrintableText.visible(text) }
 
     /// Runs `body` with the user's session bus; nil when there is none.
     private static func withSessionBus<T>(_ body: (OpaquePointer) -> T) -> T? {

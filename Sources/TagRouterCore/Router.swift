@@ -1,3 +1,4 @@
+public import Console
 import CoreMetrics
 import Foundation
 public import Logging
@@ -57,6 +58,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         public var statusChanged: @Sendable () -> Void = {}
         /// Where decisions on door readers go (docs/operations.md, "The decision stream"); nil: nowhere.
         public var decisions: DecisionSink?
+        /// Where every tap goes for the web console's Live page (docs/console.md), without waiting; nil: nowhere.
+        public var liveTaps: (any LiveTapSink)?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -116,7 +119,8 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         self.pipeline = TapPipeline(cardReader: cardReader, rules: rules)
         self.dispatcher = Dispatcher(mode: dispatch, logger: logger, confirmer: confirmer)
         self.reporter = TapReporter(
-            metrics: metrics, history: history, logger: logger, decisions: configuration.decisions)
+            metrics: metrics, history: history, logger: logger, decisions: configuration.decisions,
+            live: configuration.liveTaps)
         self.metrics = metrics
         self.logger = logger
         self.learnClaim = LearnClaim.rulesFolder(of: rules.sources).map(LearnClaimWatch.init(folder:))

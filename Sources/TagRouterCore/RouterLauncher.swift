@@ -1,3 +1,4 @@
+import Console
 import FleetBundle
 import Foundation
 import LiveAssociations
@@ -26,6 +27,9 @@ public enum RouterLauncher {
         case invalidAssociationSettings(String)
         /// The bundle sources cannot be used as configured: `TAGROUTER_BUNDLE_CA` is unusable (exit status 1).
         case invalidBundleSettings(String)
+        /// The console cannot be served as configured: a non-loopback address without TLS, unreadable TLS files
+        /// (exit status 1).
+        case invalidConsoleSettings(String)
     }
 
     /// Runs the router.
@@ -118,6 +122,18 @@ public enum RouterLauncher {
         if let mqtt {
             routerConfiguration.readersChanged = { mqtt.readersChanged($0) }
             routerConfiguration.decisions = decisionStream(mqtt, store: store, logger: logger)
+        }
+        if let console = settings.console, let configuration = console.configuration(with: ruleSet.console) {
+            do {
+                services.append(
+                    try consoleService(
+                        console, listening: configuration, feeding: &routerConfiguration, store: store,
+                        database: outbox, worker: worker,
+                        metrics: metrics, logger: logger))
+            } catch {
+                printError(error.description)
+                return .invalidConsoleSettings(error.description)
+            }
         }
         let router = Router(
             configuration: routerConfiguration, events: watcher,

@@ -47,6 +47,12 @@ public struct RouterMetrics: Sendable {
         Gauge(label: "tagrouter_outbox_depth", dimensions: [("kind", kind)], factory: factory).record(depth)
     }
 
+    /// Counts a live-feed event dropped for a slow console browser (`tagrouter_console_dropped_total`;
+    /// docs/console.md, "Live").
+    func consoleDropped() {
+        Counter(label: "tagrouter_console_dropped_total", factory: factory).increment()
+    }
+
     /// Counts a corrupt state database moved aside for a fresh one (`tagrouter_state_database_recovered_total`).
     func stateDatabaseRecovered() {
         stateDatabaseRecoveries.increment()

@@ -1,3 +1,4 @@
+public import Console
 public import FleetBundle
 
 /// Everything `tagrouter run` can be told.
@@ -12,6 +13,8 @@ public struct RouterSettings: Sendable {
     public var isDryRun: Bool
     /// Where to serve `/metrics`, if anywhere.
     public var metricsAddress: (host: String, port: Int)?
+    /// The web console (`--console`; docs/console.md), if any.
+    public var console: ConsoleSettings?
     /// How many commands may run at once.
     public var concurrency: Int
     /// The graceful-shutdown budget of the whole service group: taps in progress, the outbox worker and the

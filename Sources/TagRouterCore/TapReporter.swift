@@ -1,3 +1,4 @@
+public import Console
 import CoreMetrics
 import Foundation
 public import Logging
@@ -13,6 +14,8 @@ public struct TapReporter: Sendable {
     let logger: Logger
     /// Where door decisions go; nil: nowhere.
     let decisions: DecisionSink?
+    /// Where every tap goes for the console's Live page; nil: nowhere.
+    let live: (any LiveTapSink)?
 
     /// Creates a reporter.
     /// - Parameters:
@@ -20,13 +23,16 @@ public struct TapReporter: Sendable {
     ///   - history: where taps are recorded; `nil` records nothing (dry run).
     ///   - logger: where taps are logged.
     ///   - decisions: where door decisions go (docs/operations.md, "The decision stream"); nil: nowhere.
+    ///   - live: where every tap goes for the web console (docs/console.md, "Live"); nil: nowhere.
     public init(
-        metrics: RouterMetrics, history: (any TapHistory)?, logger: Logger, decisions: DecisionSink? = nil
+        metrics: RouterMetrics, history: (any TapHistory)?, logger: Logger, decisions: DecisionSink? = nil,
+        live: (any LiveTapSink)? = nil
     ) {
         self.metrics = metrics
         self.history = history
         self.logger = logger
         self.decisions = decisions
+        self.live = live
     }
 
     /// Logs, counts and records one tap, and hands a decision on a door reader to the decision stream.
@@ -78,7 +84,7 @@ public struct TapReporter: Sendable {
             record(
                 TapRecord(
                     time: Date(), reader: tag.reader, uid: tag.uid, uri: tag.uri, outcome: .ignored,
-                    detail: "held by tagrouter learn"), of: tag)
+                    detail: "held by tagrouter learn"), of: tag, isHeldForEnrollment: true)
         case .continued(let tag, let rules, let presentationID):
             tag.annotate(&logger, rules: rules)
             logger.debug(
@@ -134,7 +140,7 @@ public struct TapReporter: Sendable {
             record.event = dispatch.event.rawValue
             record.presentationID = dispatch.presentationID
         }
-        self.record(record, of: tag)
+        self.record(record, of: tag, latency: dispatch.isLaterEvent ? nil : dispatch.latency)
     }
 
     /// `failed` when an action failed or a rule did not render, else `dropped` when an action was dropped, else
@@ -152,10 +158,14 @@ public struct TapReporter: Sendable {
         return isDropped ? .dropped : .matched
     }
 
-    private func record(_ tap: TapRecord, of tag: TagSummary? = nil) {
-        guard let history else { return }
+    /// Records a tap in the history and hands it to the console's live feed (which never waits).
+    private func record(
+        _ tap: TapRecord, of tag: TagSummary? = nil, latency: Duration? = nil, isHeldForEnrollment: Bool = false
+    ) {
         var tap = tap
         tap.tagName = tag?.name
+        live?.publish(LiveTap(record: tap, tech: tag?.tech, latency: latency, isHeldForEnrollment: isHeldForEnrollment))
+        guard let history else { return }
         do {
             try history.recordTap(tap)
         } catch {

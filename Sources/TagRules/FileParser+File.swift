@@ -3,7 +3,9 @@ import WebhookTarget
 import Yams
 
 extension FileParser {
-    static let topKeys = ["version", "defaults", "substitutionVariables", "rules", "mqtt", "readers", "history"]
+    static let topKeys = [
+        "version", "defaults", "substitutionVariables", "rules", "mqtt", "readers", "history", "console",
+    ]
     static let defaultsKeys = ["caseSensitive", "percentEncoded", "cooldown", "webhook", "timeZone"]
 
     /// Parses the whole file.
@@ -38,6 +40,9 @@ extension FileParser {
         }
         if let history = byKey["history"] {
             parseHistoryBlock(history.value, keyNode: history.keyNode)
+        }
+        if let console = byKey["console"] {
+            parseConsoleBlock(console.value, keyNode: console.keyNode)
         }
         guard let rulesEntry = byKey["rules"] else {
             error(root, "missing 'rules' (a list of rules)")

@@ -57,6 +57,10 @@ final class FileParser {
     var knownHistory: SourceLocation?
     /// This file's `history:` block.
     var historySettings: HistorySettings?
+    /// Where the rule set's first `console:` block is, valid or not.
+    var knownConsole: SourceLocation?
+    /// This file's `console:` block, when it holds the rule set's first one.
+    var consoleBlock: ConsoleBlock?
 
     /// One diagnostic per `mqtt` action, reported by the loader if the rule set has no `mqtt:` block.
     var mqttActionSites: [Diagnostic] = []

@@ -18,6 +18,9 @@ struct RuleLoader {
     /// The `history:` block, and where the first one is, valid or not.
     private var history: HistorySettings?
     private var historyLocation: SourceLocation?
+    /// The `console:` block, and where the first one is, valid or not.
+    private var console: ConsoleBlock?
+    private var consoleLocation: SourceLocation?
     /// The enrolled tags of the tags file.
     private var tags = KnownTags()
     /// Every file's `readers:` entries, in load order.
@@ -120,6 +123,7 @@ struct RuleLoader {
             diagnostics.containsErrors
             ? nil : RuleSet(rules: rules, files: files, mqtt: mqtt, tags: tags, readers: readers)
         ruleSet?.history = history
+        ruleSet?.console = console
         return LoadResult(
             ruleSet: ruleSet,
             diagnostics: diagnostics, fileCount: files.count, ruleCount: ruleCount)
@@ -131,6 +135,7 @@ struct RuleLoader {
             file: name, directory: directory, text: text, environment: environment, knownNames: knownNames)
         parser.knownMQTT = mqttLocation
         parser.knownHistory = historyLocation
+        parser.knownConsole = consoleLocation
         parser.enrolledNames = tags.namesAndGroups
         parser.readerNames = readerNames
         read(text, into: parser, parse: parser.parseFile)
@@ -139,6 +144,8 @@ struct RuleLoader {
         mqttLocation = parser.knownMQTT
         history = history ?? parser.historySettings
         historyLocation = parser.knownHistory
+        console = console ?? parser.consoleBlock
+        consoleLocation = parser.knownConsole
         mqttActionSites += parser.mqttActionSites
         ruleCount += parser.ruleCount
         readers += parser.readers

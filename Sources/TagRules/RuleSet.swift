@@ -15,6 +15,8 @@ public struct RuleSet: Sendable {
     public let readers: [ReaderSettings]
     /// The `history:` block, if a file has one (docs/operations.md, "Retention of the history").
     public internal(set) var history: HistorySettings?
+    /// The `console:` block, if a file has one (docs/console.md).
+    public internal(set) var console: ConsoleBlock?
     let index: RuleIndex
     /// The positions of the door rules, whose refusals are recorded.
     let doors: [Int]

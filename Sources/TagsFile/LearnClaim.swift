@@ -55,6 +55,14 @@ public struct LearnClaim: Sendable, Hashable, Codable {
         FileManager.default.contents(atPath: path).flatMap { try? JSONDecoder().decode(LearnClaim.self, from: $0) }
     }
 
+    /// Writes this claim in a rules folder (replacing the file atomically), where a router watching the same
+    /// readers finds it at its next tap on one of them.
+    /// - Parameter folder: the rules folder.
+    /// - Throws: Foundation's error when the file cannot be written.
+    public func write(in folder: String) throws {
+        try JSONEncoder().encode(self).write(to: URL(fileURLWithPath: Self.path(in: folder)), options: .atomic)
+    }
+
     /// The claim file's path in a folder.
     /// - Parameter folder: the rules folder.
     public static func path(in folder: String) -> String {

@@ -29,6 +29,18 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "host:port"))
     var metrics: HostAndPort?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the web console at http://HOST:PORT (docs/console.md): loopback unless --console-certificate and "
+                + "--console-key are given. tagrouter console-login prints a sign-in link.", valueName: "host:port"))
+    var console: HostAndPort?
+
+    @Option(help: ArgumentHelp("The console's TLS certificate chain (PEM).", valueName: "file"))
+    var consoleCertificate: String?
+
+    @Option(help: ArgumentHelp("The console's TLS private key (PEM).", valueName: "file"))
+    var consoleKey: String?
+
     @Option(help: "How many commands may run at once; further ones queue, and are dropped when the queue is full.")
     var concurrency = PositiveCount(4)
 
@@ -77,6 +89,9 @@ struct RunCommand: AsyncParsableCommand {
         options.readers = readers.filter
         options.isDryRun = dryRun
         options.metrics = metrics
+        options.console = console
+        options.consoleCertificate = consoleCertificate
+        options.consoleKey = consoleKey
         options.concurrency = concurrency
         options.logLevel = logLevel
         options.logFormat = logFormat

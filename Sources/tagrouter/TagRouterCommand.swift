@@ -13,6 +13,7 @@ struct TagRouterCommand: AsyncParsableCommand {
             DecodeCommand.self, ReadersCommand.self, ReadCommand.self, EmulateCommand.self, CheckCommand.self,
             MatchCommand.self, HistoryCommand.self, RunCommand.self, DoctorCommand.self, WriteCommand.self,
             AASACommand.self, LearnCommand.self, TagsCommand.self, BundleCommand.self, FleetCommand.self,
+            ConsoleLoginCommand.self, ConsolePasswordCommand.self,
         ]
     )
 }

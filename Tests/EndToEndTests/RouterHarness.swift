@@ -23,10 +23,11 @@ struct RouterHarness {
     var rulesDirectory: String { directory + "/rules" }
     var outputPath: String { directory + "/dispatched.txt" }
 
-    /// Runs `body` with a router started on `rules` (YAML text; `OUT` is replaced by the output file path).
+    /// Runs `body` with a router started on `rules` (YAML text; `OUT` is replaced by the output file path), with
+    /// `files` (name: text) beside it in the rules folder.
     static func with(
         rules: String, arguments: [String] = [], environment: [String: String] = [:], waitForReaders: Bool = true,
-        _ body: (RouterHarness) async throws -> Void
+        files: [String: String] = [:], _ body: (RouterHarness) async throws -> Void
     ) async throws {
         try await withPCSCD { pcscd in
             let directory = NSTemporaryDirectory() + "router-e2e-\(UUID().uuidString)"
@@ -36,6 +37,9 @@ struct RouterHarness {
             let output = directory + "/dispatched.txt"
             try rules.replacingOccurrences(of: "OUT", with: output)
                 .write(toFile: directory + "/rules/10-test.yaml", atomically: true, encoding: .utf8)
+            for (name, text) in files {
+                try text.write(toFile: directory + "/rules/" + name, atomically: true, encoding: .utf8)
+            }
             let routerArguments =
                 ["--rules", directory + "/rules", "--state-dir", directory + "/state", "--log-level", "debug"]
                 + arguments

@@ -33,16 +33,32 @@ public enum TagRouterBinary {
     public static func run(
         _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(20)
     ) async throws -> Output {
+        try await run(program: try path(), arguments, environment: environment, timeout: timeout)
+    }
+
+    /// Runs any program (a test's Python script, say) the same way, and waits for it.
+    /// - Parameters:
+    ///   - program: the program's path.
+    ///   - arguments: the arguments after the program name.
+    ///   - environment: the whole environment.
+    ///   - timeout: killed (and an error thrown) after this long.
+    /// - Returns: the exit status and output.
+    public static func run(
+        program: String, _ arguments: [String], environment: [String: String], timeout: Duration
+    ) async throws -> Output {
         let directory = NSTemporaryDirectory() + "tagrouter-run-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let outPath = directory + "/stdout"
         let errPath = directory + "/stderr"
         let process = try ChildProcess.spawn(
-            try path(), arguments, environment: environment, outputPath: outPath, errorPath: errPath)
+            program, arguments, environment: environment, outputPath: outPath, errorPath: errPath)
         guard let status = await process.wait(upTo: timeout) else {
             process.killAndReap()
-            throw HarnessError("tagrouter \(arguments.joined(separator: " ")) did not finish in \(timeout)")
+            let name = (program as NSString).lastPathComponent
+            throw HarnessError(
+                "\(name) \(arguments.joined(separator: " ")) did not finish in \(timeout): "
+                    + ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""))
         }
         return Output(
             status: status,
