@@ -14,7 +14,10 @@ extension Doctor {
             rulesSources: HostDefaults.rulesSources(rulesSources),
             stateDirectory: HostDefaults.stateDirectory(stateDirectory),
             environment: HostDefaults.environment,
-            procModules: (try? String(contentsOfFile: "/proc/modules", encoding: .utf8)) ?? "",
+            // Read to its end: String(contentsOfFile:) stops after a /proc file's first page (4 KiB), and a system
+            // with many modules lists pn533 past it.
+            procModules: FileHandle(forReadingAtPath: "/proc/modules").flatMap { try? $0.readToEnd() }
+                .map { String(decoding: $0, as: UTF8.self) } ?? "",
             logger: Logger(label: "tagrouter", factory: { _ in SwiftLogNoOpLogHandler() }))
         let failed = checks.contains { $0.status == .problem }
         return .lines([json ? JSONOutput.line(checks) : text(checks)], status: failed ? 1 : 0)

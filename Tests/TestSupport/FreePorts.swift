@@ -33,7 +33,10 @@ enum FreePorts {
     static func isListening(_ port: UInt16) -> Bool {
         let hex = String(format: ":%04X", port)
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            // Read to its end: String(contentsOfFile:) stops after a /proc file's first page (4 KiB, about 27
+            // sockets), so on a busy machine a listener further down was never found.
+            guard let file = FileHandle(forReadingAtPath: table), let data = try? file.readToEnd() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 if fields.count > 3 && fields[1].hasSuffix(hex) && fields[3] == "0A" {
