@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTestSupport
+import MQTTClient
+import MQTTTestSupport
 import TestSupport
 import Testing
 import VirtualTag
@@ -11,7 +13,8 @@ import VirtualTag
 /// Lockout through emulated taps (docs/doors.md, "Lockout"): a real pcscd and vpcd, the real router and the real
 /// `tagrouter history`: three generated UIDs refused on a door reader lock it, the enrolled fob is then refused as
 /// `locked-out` while the other reader still opens, and the history exports every attempt, refusals included, as
-/// CSV and JSON lines. Every line a rule's command writes is `<what>|<reason>|<uid>|<reader>`.
+/// CSV and JSON lines; the host's status document on a real mosquitto lists the locked reader until when
+/// (docs/fleet.md, "The status document"). Every line a rule's command writes is `<what>|<reason>|<uid>|<reader>`.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct LockoutEndToEndTests {
     static let fob: [UInt8] = [0x04, 0x10, 0x20, 0x30, 0x40, 0x50, 0x01]
 
@@ -21,6 +24,11 @@ import VirtualTag
 
     static let rules = """
         version: 1
+        mqtt:
+          url: "mqtt://127.0.0.1:${BROKER_PORT}"
+          username: "${MQTT_USER}"
+          password: "${MQTT_PASSWORD}"
+          clientId: lockout-door
         rules:
           - name: front-door
             match: { uid: ["04102030405001"] }
@@ -49,7 +57,15 @@ import VirtualTag
     @Test("three refusals lock the door reader; the fob is refused as locked-out; the history exports every attempt")
     func lockoutEndToEnd() async throws {
         let port = try await HTTPTestServer.freePort()
-        try await RouterHarness.with(rules: Self.rules, arguments: ["--metrics", "127.0.0.1:\(port)"]) { harness in
+        let broker = try await MosquittoBroker.start()
+        let statuses = try await MQTTSubscriber(broker: broker, filter: "tagrouter/lockout-door/status")
+        let environment = [
+            "BROKER_PORT": "\(broker.port)", "MQTT_USER": MosquittoBroker.username,
+            "MQTT_PASSWORD": MosquittoBroker.password,
+        ]
+        try await RouterHarness.with(
+            rules: Self.rules, arguments: ["--metrics", "127.0.0.1:\(port)"], environment: environment
+        ) { harness in
             let door = harness.pcscd.readerName(slot: 0)
             let other = harness.pcscd.readerName(slot: 1)
             let hex = { (uid: [UInt8]) in uid.map { String(format: "%02X", $0) }.joined() }
@@ -59,6 +75,15 @@ import VirtualTag
                 #expect(try await tap(harness, generated) == "denied|unknown-tag|\(hex(generated))|\(door)")
             }
             try await harness.router.waitForLog("reader.locked_out")
+            // The status document is published again at once, with the door reader, its rule and the end.
+            let locked = try await statuses.waitFor(1) { message in
+                let document = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]
+                return (document?["lockouts"] as? [[String: Any]])?.isEmpty == false
+            }
+            let document = try JSONSerialization.jsonObject(with: Data(locked[0].payload)) as? [String: Any]
+            let lockout = (document?["lockouts"] as? [[String: Any]])?.first
+            #expect(lockout?["reader"] as? String == door && lockout?["rule"] as? String == "front-door")
+            #expect((lockout?["until"] as? String).map { $0 > (document?["updated"] as? String ?? "~") } == true)
             #expect(try await tap(harness, Self.fob) == "denied|locked-out|\(hex(Self.fob))|\(door)")
             #expect(try await tap(harness, Self.fob, slot: 1) == "open||\(hex(Self.fob))|\(other)")
 
