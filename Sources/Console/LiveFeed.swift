@@ -1,4 +1,4 @@
-import StateStore
+public import StateStore
 import Synchronization
 
 /// What the console's Live page is told as it happens.
@@ -69,6 +69,7 @@ public final class LiveFeed: LiveTapSink, Sendable {
         let subscribers = state.withLock { state in
             state.readers[reader, default: ReaderState(name: reader)].hasTag = isPresent
             state.readers[reader]?.isConnected = true
+            if !isPresent { state.readers[reader]?.tagOnIt = nil }
             return Array(state.subscribers.values)
         }
         send(.presence, to: subscribers)
@@ -132,6 +133,8 @@ public struct ReaderState: Sendable, Hashable {
     public var lastTap: LiveTap?
     /// The last tap on it that failed to read, and why.
     public var lastError: LiveTap?
+    /// The tag on it now, as its last tap named it (its enrolled name, else its UID), while it stays there.
+    public var tagOnIt: TapRecord?
 
     /// A reader known by name only.
     /// - Parameter name: its name.
@@ -142,6 +145,7 @@ public struct ReaderState: Sendable, Hashable {
     mutating func note(_ tap: LiveTap) {
         isConnected = true
         lastTap = tap
+        if hasTag { tagOnIt = tap.record }
         if tap.record.outcome == .failed { lastError = tap }
     }
 }

@@ -4,8 +4,10 @@ import TagRules
 import TagsFile
 
 #if canImport(Glibc)
-    // `stat` is named by its module: with the console's server packages in the build, an unqualified `stat()` is
-    // taken for another C module's copy of the struct (MemberImportVisibility).
+    // With the console's server packages in the build, the compiler may take `struct stat` for Dispatch's C
+    // module's copy of it, whose fields MemberImportVisibility then hides: both modules are imported, and the
+    // names both declare are written with Glibc's.
+    import CDispatch
     import Glibc
 #endif
 
@@ -141,7 +143,7 @@ struct TagsFile {
         var current = path
         for _ in 0..<40 {
             var status = Glibc.stat()
-            guard lstat(current, &status) == 0, status.st_mode & mode_t(S_IFMT) == mode_t(S_IFLNK) else {
+            guard lstat(current, &status) == 0, status.st_mode & mode_t(Glibc.S_IFMT) == mode_t(Glibc.S_IFLNK) else {
                 return current
             }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
