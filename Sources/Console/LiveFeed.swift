@@ -42,13 +42,15 @@ public final class LiveFeed: LiveTapSink, Sendable {
     /// Takes one tap: kept among the recent ones, noted on its reader, handed to every browser without waiting.
     /// - Parameter tap: the tap.
     public func publish(_ tap: LiveTap) {
-        let subscribers = state.withLock { state in
+        let (subscribers, namesTag) = state.withLock { state in
             state.recent.append(tap)
             if state.recent.count > Self.recentCount { state.recent.removeFirst(state.recent.count - Self.recentCount) }
             state.readers[tap.record.reader, default: ReaderState(name: tap.record.reader)].note(tap)
-            return Array(state.subscribers.values)
+            return (Array(state.subscribers.values), state.readers[tap.record.reader]?.hasTag == true)
         }
         send(.tap(tap), to: subscribers)
+        // The tap names the tag still on the reader: the presence list says which it is.
+        if namesTag { send(.presence, to: subscribers) }
     }
 
     /// Notes a reader that appeared.
