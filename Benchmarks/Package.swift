@@ -84,6 +84,16 @@ let package = Package(
             ],
             path: "HistoryExport"
         ),
+        // The web console's door log: a page of 100 taps and the paged export over 100,000 taps
+        // (docs/performance.md, "The console's door log"); a plain executable, exits 1 when a target is missed.
+        .executableTarget(
+            name: "ConsoleHistory",
+            dependencies: [
+                .product(name: "StateStore", package: "TagRouter"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "ConsoleHistory"
+        ),
         .executableTarget(
             name: "MQTTBenchmarks",
             dependencies: [

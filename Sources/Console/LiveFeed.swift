@@ -1,4 +1,4 @@
-import StateStore
+public import StateStore
 import Synchronization
 
 /// What the console's Live page is told as it happens.
@@ -42,13 +42,15 @@ public final class LiveFeed: LiveTapSink, Sendable {
     /// Takes one tap: kept among the recent ones, noted on its reader, handed to every browser without waiting.
     /// - Parameter tap: the tap.
     public func publish(_ tap: LiveTap) {
-        let subscribers = state.withLock { state in
+        let (subscribers, namesTag) = state.withLock { state in
             state.recent.append(tap)
             if state.recent.count > Self.recentCount { state.recent.removeFirst(state.recent.count - Self.recentCount) }
             state.readers[tap.record.reader, default: ReaderState(name: tap.record.reader)].note(tap)
-            return Array(state.subscribers.values)
+            return (Array(state.subscribers.values), state.readers[tap.record.reader]?.hasTag == true)
         }
         send(.tap(tap), to: subscribers)
+        // The tap names the tag still on the reader: the presence list says which it is.
+        if namesTag { send(.presence, to: subscribers) }
     }
 
     /// Takes the router's report of its readers (``TagRouterCore/Router/Configuration/readersChanged``): every
@@ -60,6 +62,7 @@ public final class LiveFeed: LiveTapSink, Sendable {
             for name in Set(state.readers.keys).union(present.keys) {
                 state.readers[name, default: ReaderState(name: name)].isConnected = present[name] != nil
                 state.readers[name]?.hasTag = present[name] ?? false
+                if present[name] != true { state.readers[name]?.tagOnIt = nil }
             }
             return Array(state.subscribers.values)
         }
@@ -125,6 +128,8 @@ public struct ReaderState: Sendable, Hashable {
     public var lastTap: LiveTap?
     /// The last tap on it that failed to read, and why.
     public var lastError: LiveTap?
+    /// The tag on it now, as its last tap named it (its enrolled name, else its UID), while it stays there.
+    public var tagOnIt: TapRecord?
 
     /// A reader known by name only.
     /// - Parameter name: its name.
@@ -134,6 +139,7 @@ public struct ReaderState: Sendable, Hashable {
 
     mutating func note(_ tap: LiveTap) {
         lastTap = tap
+        if hasTag { tagOnIt = tap.record }
         if tap.record.outcome == .failed { lastError = tap }
     }
 }

@@ -82,7 +82,12 @@ struct PresenceRow: Sendable, Encodable {
 
     init(_ reader: ReaderState) {
         name = DisplayText.visible(reader.name)
-        state = reader.hasTag ? "tag on it" : reader.isConnected ? "no tag" : "not seen"
+        if reader.hasTag {
+            let tag = reader.tagOnIt.map { TapRow($0).tag } ?? ""
+            state = tag.isEmpty ? "a tag on it" : "\(tag) on it"
+        } else {
+            state = reader.isConnected ? "no tag" : "not seen"
+        }
     }
 }
 

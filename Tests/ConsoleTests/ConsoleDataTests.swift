@@ -161,6 +161,28 @@ import Testing
         #expect(feed.recentTaps.count == LiveFeed.recentCount)
     }
 
+    @Test func presenceShowsTheTagOnEachReaderWhileItStaysThere() async throws {
+        let fixture = try ConsoleFixture()
+        defer { fixture.remove() }
+        fixture.feed.readersChanged(["Desk": false, "Door": true])
+        var tap = TapRecord(time: Date(), reader: "Door", uid: "04A1B2C3D4E580", outcome: .matched)
+        tap.tagName = "alice"
+        fixture.feed.publish(LiveTap(record: tap))
+        try await fixture.test { client in
+            let (cookie, _) = try await fixture.signIn(client)
+            let page = try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]) {
+                String(buffer: $0.body)
+            }
+            #expect(page.contains("<li>Desk: no tag</li>"))
+            #expect(page.contains("<li>Door: alice (04A1B2C3D4E580) on it</li>"))
+            fixture.feed.readersChanged(["Desk": false, "Door": false])
+            let after = try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]) {
+                String(buffer: $0.body)
+            }
+            #expect(after.contains("<li>Door: no tag</li>"))
+        }
+    }
+
     @Test func aTapHeldOnTheClaimedReaderIsEnrolled() async throws {
         let fixture = try ConsoleFixture()
         defer { fixture.remove() }

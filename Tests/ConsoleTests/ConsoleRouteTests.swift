@@ -7,6 +7,7 @@ import NIOCore
 import RouterCommands
 import StateStore
 import Synchronization
+import TagRules
 import Testing
 
 /// The console's routes through Hummingbird's test client (docs/console.md): sessions, CSRF, the security
@@ -292,4 +293,52 @@ final class Answers: Sendable {
     let remaining: Mutex<[String]>
     init(_ answers: [String]) { remaining = Mutex(answers) }
     func next() -> String? { remaining.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+}
+
+/// Where the console listens: `--console` and its TLS options over the rules' `console:` block, off without
+/// either (docs/console.md, "Turning it on").
+@Suite struct ConsoleSettingsTests {
+    struct NoTags: ConsoleTagsEditing {
+        var rulesFolder: String? { nil }
+        func list() throws(ConsoleError) -> (path: String, tags: [KnownTag]) { throw ConsoleError("none") }
+        func enroll(_ entry: TagEntryRequest, tag: EnrollingTag, replacing: Bool) throws(ConsoleError) -> String {
+            throw ConsoleError("none")
+        }
+        func edit(_ edit: TagEdit, name: String) throws(ConsoleError) -> String { throw ConsoleError("none") }
+    }
+
+    struct NoTools: ConsoleRuleTools {
+        func check() -> (text: String, hasErrors: Bool) { ("", false) }
+        func explain(uri: String?, uid: String?, reader: String) -> String { "" }
+    }
+
+    static func block(_ yaml: String) throws -> ConsoleBlock? {
+        try RuleSet.load(files: [("f.yaml", "version: 1\n\(yaml)rules: []\n")], environment: [:]).get().console
+    }
+
+    static func settings(_ address: (String, Int)?, certificate: String? = nil, key: String? = nil) -> ConsoleSettings {
+        ConsoleSettings(
+            address: address.map { (host: $0.0, port: $0.1) }, certificateFile: certificate, keyFile: key,
+            stateDirectory: "/state", tags: NoTags(), ruleTools: NoTools())
+    }
+
+    @Test func theCommandLineWinsOverTheBlockAndNeitherIsOff() throws {
+        let block = try Self.block("console: {address: \"0.0.0.0:9000\", certificate: b.pem, key: b.key}\n")
+        #expect(Self.settings(nil).configuration(with: nil) == nil)
+        #expect(Self.settings(nil).configuration(with: try Self.block("console: {}\n")) == nil)
+        #expect(
+            Self.settings(nil).configuration(with: block)
+                == ConsoleConfiguration(
+                    host: "0.0.0.0", port: 9000, stateDirectory: "/state", certificateFile: "b.pem", keyFile: "b.key"))
+        #expect(
+            Self.settings(("127.0.0.1", 8788)).configuration(with: block)
+                == ConsoleConfiguration(
+                    host: "127.0.0.1", port: 8788, stateDirectory: "/state", certificateFile: "b.pem", keyFile: "b.key")
+        )
+        #expect(
+            Self.settings(("127.0.0.1", 8788), certificate: "c.pem", key: "c.key").configuration(with: nil)
+                == ConsoleConfiguration(
+                    host: "127.0.0.1", port: 8788, stateDirectory: "/state", certificateFile: "c.pem", keyFile: "c.key")
+        )
+    }
 }
