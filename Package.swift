@@ -103,7 +103,7 @@ let package = Package(
         // claim on the readers it enrolls on.
         .target(
             name: "TagsFile",
-            dependencies: ["TagRules", .product(name: "Yams", package: "Yams")],
+            dependencies: ["FileStatus", "TagRules", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         // When and whether a webhook is tried again: status verdicts, Retry-After, backoff. Foundation only.
@@ -112,7 +112,8 @@ let package = Package(
         .target(
             name: "StateStore",
             dependencies: [
-                "CZlib", "JSONOutput", "NDEF", "WebhookTarget", .product(name: "GRDB", package: "GRDB.swift"),
+                "FileStatus", "CZlib", "JSONOutput", "NDEF", "WebhookTarget",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -156,7 +157,7 @@ let package = Package(
         .target(
             name: "FleetBundle",
             dependencies: [
-                "Deadline", "MQTTClient",
+                "FileStatus", "Deadline", "MQTTClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -167,6 +168,9 @@ let package = Package(
         ),
         // Work raced against a clock (withDeadline), standard library only.
         .target(name: "Deadline", swiftSettings: swiftSettings),
+        // stat(2) as a Swift value, in a module of its own: the C struct is ambiguous where SwiftNIO's or Dispatch's C
+        // modules are seen too (FileStatus.swift).
+        .target(name: "FileStatus", swiftSettings: swiftSettings),
         // Work done every so often by a service, stopped at graceful shutdown, and the wakeup a service sleeps on:
         // ServiceLifecycle only, so that TagActions may use it too.
         .target(
@@ -199,7 +203,8 @@ let package = Package(
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile", "TagActions",
+                "FileStatus", "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile",
+                "TagActions",
                 "StateStore", "LiveAssociations", "CSystemd", "CTimex", "ReaderFeedback", "FleetBundle", "Console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -215,7 +220,8 @@ let package = Package(
         .target(
             name: "RouterCommands",
             dependencies: [
-                "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC", "SUNMessage", "TagRules", "TagsFile",
+                "FileStatus", "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC", "SUNMessage", "TagRules",
+                "TagsFile",
                 "TagActions", "TagRouterCore", "VirtualTag", "StateStore", "LiveAssociations", "ReaderFeedback",
                 "FleetBundle", "MQTTClient", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

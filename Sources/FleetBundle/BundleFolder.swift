@@ -1,3 +1,4 @@
+import FileStatus
 public import Foundation
 
 /// A rules folder as a bundle sees it: its rules files and `tags.yaml`, read for packing and written when a host
@@ -23,21 +24,20 @@ public enum BundleFolder {
             // files: hidden files that the rules loader does not read either.
             if name.hasPrefix("."), !(name.hasSuffix(".yaml") || name.hasSuffix(".yml")) { continue }
             let path = (directory as NSString).appendingPathComponent(name)
-            var status = stat()
-            guard lstat(path, &status) == 0 else {
+            guard let status = FileStatus.ofLink(path) else {
                 problems.append(BundleError(.io, "\(path): cannot be read"))
                 continue
             }
-            switch status.st_mode & S_IFMT {
-            case S_IFLNK:
+            switch status.kind {
+            case .symbolicLink:
                 problems.append(BundleError(.path, "\(path): a symbolic link; a bundle holds regular files only"))
                 continue
-            case S_IFDIR:
+            case .directory:
                 problems.append(BundleError(.path, "\(path): a subfolder; a bundle holds the folder's own files only"))
                 continue
-            case S_IFREG:
+            case .regular:
                 break
-            default:
+            case .other:
                 problems.append(BundleError(.path, "\(path): not a regular file"))
                 continue
             }
@@ -45,8 +45,8 @@ public enum BundleFolder {
                 problems.append(BundleError(.path, "\(path): \(problem)"))
                 continue
             }
-            guard Int(status.st_size) <= BundleManifest.maximumFileSize else {
-                problems.append(BundleError(.tooLarge, "\(path): \(status.st_size) bytes, more than 16 MiB"))
+            guard Int(status.size) <= BundleManifest.maximumFileSize else {
+                problems.append(BundleError(.tooLarge, "\(path): \(status.size) bytes, more than 16 MiB"))
                 continue
             }
             guard let content = FileManager.default.contents(atPath: path) else {

@@ -1,3 +1,4 @@
+import FileStatus
 import Foundation
 import NDEF
 import TagRules
@@ -87,11 +88,8 @@ struct TagsFile {
     func write(_ newText: String) throws(CommandFailure) {
         let target = try Self.resolvingLinks(path)
         let directory = Self.directory(of: target)
-        // Through FileManager rather than stat(2): with the server packages in the build, `struct stat` resolves to
-        // another C module's copy of it (MemberImportVisibility).
-        let files = FileManager.default
-        let existing = try? files.attributesOfItem(atPath: target)
-        let mode = mode_t((existing?[.posixPermissions] as? NSNumber)?.uint16Value ?? 0o640) & 0o7777
+        let existing = FileStatus.of(target)
+        let mode = mode_t(existing?.permissions ?? 0o640)
         let name = target.split(separator: "/").last.map(String.init) ?? KnownTags.fileName
         let temporary = directory + "/.\(name).\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -101,15 +99,12 @@ struct TagsFile {
         // The owner and group of the file it replaces. A new file (0640) gets the group the router reads it
         // with: `tagrouter`, the service's, when root writes it and that group exists (the rules folder is
         // root's); else the folder's. Failing that (not root), the file stays the caller's.
-        func id(_ key: FileAttributeKey, of attributes: [FileAttributeKey: Any]?) -> UInt32? {
-            (attributes?[key] as? NSNumber)?.uint32Value
-        }
-        if let owner = id(.ownerAccountID, of: existing), let group = id(.groupOwnerAccountID, of: existing) {
-            _ = fchown(descriptor, owner, group)
+        if let existing {
+            _ = fchown(descriptor, existing.owner, existing.group)
         } else if geteuid() == 0, let group = getgrnam("tagrouter") {
             _ = fchown(descriptor, 0, group.pointee.gr_gid)
-        } else if let group = id(.groupOwnerAccountID, of: try? files.attributesOfItem(atPath: directory)) {
-            _ = fchown(descriptor, geteuid(), group)
+        } else if let folder = FileStatus.of(directory) {
+            _ = fchown(descriptor, geteuid(), folder.group)
         }
         _ = fchmod(descriptor, mode)
         let synced = fsync(descriptor) == 0
@@ -138,9 +133,7 @@ struct TagsFile {
     static func resolvingLinks(_ path: String) throws(CommandFailure) -> String {
         var current = path
         for _ in 0..<40 {
-            // attributesOfItem does not follow a link: its type is the link's own.
-            let attributes = try? FileManager.default.attributesOfItem(atPath: current)
-            guard attributes?[.type] as? FileAttributeType == .typeSymbolicLink else { return current }
+            guard FileStatus.ofLink(current)?.kind == .symbolicLink else { return current }
             guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
                 throw failure("cannot read the link", current)
             }

@@ -1,3 +1,4 @@
+import FileStatus
 public import Foundation
 
 /// Where TagRouter keeps its state database (`tagrouter.sqlite`: tap history and the webhook outbox).
@@ -39,11 +40,10 @@ public enum StateDirectory {
                     "state directory \(directory): cannot create \(prefix): \(String(cString: strerror(errno)))")
             }
         }
-        var status = stat()
-        guard stat(directory, &status) == 0 else {
+        guard let status = FileStatus.of(directory) else {
             throw StateStoreError("state directory \(directory): \(String(cString: strerror(errno)))")
         }
-        if status.st_mode & 0o077 != 0 && status.st_uid == geteuid() && chmod(directory, 0o700) != 0 {
+        if status.permissions & 0o077 != 0 && status.owner == geteuid() && chmod(directory, 0o700) != 0 {
             throw StateStoreError(
                 "state directory \(directory): cannot make it private (0700): \(String(cString: strerror(errno)))")
         }

@@ -1,3 +1,4 @@
+import FileStatus
 import Foundation
 public import Logging
 import PeriodicWork
@@ -70,11 +71,11 @@ public struct RulesReloader: Service, CustomStringConvertible {
     static func fingerprint(of sources: [String]) -> [String] {
         var entries: [String] = []
         for source in sources {
-            guard let status = Self.status(source) else {
+            guard let status = FileStatus.of(source) else {
                 entries.append("\(source) missing")
                 continue
             }
-            guard status.st_mode & S_IFMT == S_IFDIR else {
+            guard status.kind == .directory else {
                 entries.append(Self.entry(source, status))
                 continue
             }
@@ -92,19 +93,14 @@ public struct RulesReloader: Service, CustomStringConvertible {
             closedir(directory)
             for name in names.sorted() {
                 let file = source + "/" + name
-                entries.append(Self.status(file).map { Self.entry(file, $0) } ?? "\(file) missing")
+                entries.append(FileStatus.of(file).map { Self.entry(file, $0) } ?? "\(file) missing")
             }
         }
         return entries
     }
 
-    private static func status(_ path: String) -> stat? {
-        var result = stat()
-        return stat(path, &result) == 0 ? result : nil
-    }
-
-    private static func entry(_ path: String, _ status: stat) -> String {
-        "\(path) \(status.st_size) \(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec) \(status.st_ino)"
+    private static func entry(_ path: String, _ status: FileStatus) -> String {
+        "\(path) \(status.size) \(status.modified.seconds).\(status.modified.nanoseconds) \(status.inode)"
     }
 
     /// The service's name in lifecycle logs.

@@ -1,3 +1,4 @@
+import FileStatus
 public import Foundation
 import Synchronization
 
@@ -23,14 +24,13 @@ public final class LearnClaimWatch: Sendable {
     /// The claim in force now, if any: a missing, unreadable, malformed or expired file is none.
     /// - Parameter now: the time.
     public func current(now: Date = Date()) -> LearnClaim? {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        guard let status = FileStatus.of(path) else {
             seen.withLock { $0 = Seen(identity: [], claim: nil) }
             return nil
         }
         let identity = [
-            Int(status.st_dev), Int(status.st_ino), Int(status.st_size), status.st_mtim.tv_sec,
-            status.st_mtim.tv_nsec,
+            Int(truncatingIfNeeded: status.device), Int(truncatingIfNeeded: status.inode), Int(status.size),
+            status.modified.seconds, status.modified.nanoseconds,
         ]
         let claim = seen.withLock { seen -> LearnClaim? in
             if seen.identity != identity {
