@@ -1,6 +1,7 @@
 import FleetBundle
 import Foundation
 import MQTTClient
+import TagActions
 
 extension BundleCommands {
     /// `tagrouter bundle publish --broker … [--topic T] [--key NAME.pub] FILE`: the bundle file as the topic's
