@@ -259,7 +259,7 @@ let package = Package(
             name: "tagrouterTests",
             dependencies: [
                 "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "StateStore",
-                "TestSupport",
+                "TestSupport", "HTTPTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
