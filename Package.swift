@@ -268,7 +268,7 @@ let package = Package(
             name: "tagrouterTests",
             dependencies: [
                 "tagrouter", "RouterCommands", "TagRouterCore", "NDEF", "NFCTag", "SUNMessage", "StateStore",
-                "TestSupport", "TagActions", "FleetBundle",
+                "TestSupport", "TagActions", "FleetBundle", "HTTPTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
