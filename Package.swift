@@ -156,10 +156,17 @@ let package = Package(
         // an MQTT topic's retained message through MQTTClient).
         .target(
             name: "FleetBundle",
+            dependencies: ["FileStatus", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        // Where bundles come from: HTTPS sources polled with If-None-Match (AsyncHTTPClient) and MQTT topics' retained
+        // messages (MQTTClient). Apart from FleetBundle so that the bundle format (and its fuzz target) needs no
+        // network stack.
+        .target(
+            name: "BundleSources",
             dependencies: [
-                "FileStatus", "Deadline", "MQTTClient",
+                "FleetBundle", "Deadline", "MQTTClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -205,7 +212,8 @@ let package = Package(
             dependencies: [
                 "FileStatus", "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile",
                 "TagActions",
-                "StateStore", "LiveAssociations", "CSystemd", "CTimex", "ReaderFeedback", "FleetBundle", "Console",
+                "StateStore", "LiveAssociations", "CSystemd", "CTimex", "ReaderFeedback", "FleetBundle",
+                "BundleSources", "Console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -366,7 +374,9 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetBundleTests",
-            dependencies: ["FleetBundle", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "FleetBundle", "BundleSources", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+public import BundleSources
 public import FleetBundle
 import Foundation
 public import Logging

@@ -1,3 +1,4 @@
+import BundleSources
 import FleetBundle
 import Foundation
 import TagRules

@@ -1,3 +1,4 @@
+import BundleSources
 import Console
 import FleetBundle
 import Foundation

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Deadline
+public import FleetBundle
 public import Foundation
 import NIOCore
 import NIOHTTP1
