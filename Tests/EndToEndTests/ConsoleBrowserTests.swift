@@ -147,7 +147,7 @@ import VirtualTag
                         $0.dispatched.contains("denied|unknown-tag|")
                     }
                 case "enroll carol":
-                    try await waitFor("the console's claim on the reader", timeout: .seconds(20)) {
+                    try await waitUntil("the console's claim on the reader", timeout: .seconds(20)) {
                         FileManager.default.fileExists(atPath: harness.rulesDirectory + "/.learning")
                     }
                     reloadsBeforeEdit = harness.router.lines(containing: "rules.reloaded").count
@@ -157,7 +157,7 @@ import VirtualTag
                     }
                 case "carol opens", "carol refused":
                     let expected = what == "carol opens" ? "open||carol" : "denied|disabled|carol"
-                    try await waitFor("the router's reload of the tags file", timeout: .seconds(15)) {
+                    try await waitUntil("the router's reload of the tags file", timeout: .seconds(15)) {
                         harness.router.lines(containing: "rules.reloaded").count > reloadsBeforeEdit
                     }
                     try await tap(harness, slot: 0, uid: carol, done: done) { $0.dispatched.contains(expected) }
@@ -193,16 +193,8 @@ import VirtualTag
     ) async throws {
         let tag = try harness.present(try card(uid: uid, records: try records()), slot: slot)
         done()
-        try await waitFor("the router to handle the tag", timeout: .seconds(15)) { handled(harness) }
+        try await waitUntil("the router to handle the tag", timeout: .seconds(15)) { handled(harness) }
         try await harness.remove(tag, slot: slot)
-    }
-
-    static func waitFor(_ what: String, timeout: Duration, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw HarnessError("waited \(timeout) for \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     /// Writes `count` taps into the router's state database (beside the running router, as `history` reads it).

@@ -52,14 +52,6 @@ struct MQTTPublisherTests {
         }
     }
 
-    static func waitUntil(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            guard ContinuousClock.now < deadline else { throw HarnessError("condition not met within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     @Test("a QoS 1 publication is stored, published, and marked delivered on its PUBACK; QoS 0 is published")
     func acknowledgedPublicationsAreDelivered() async throws {
         let broker = try await MosquittoBroker.start()
@@ -67,7 +59,7 @@ struct MQTTPublisherTests {
         try await TestEnvironment.withTemporaryDirectory { directory in
             try await Self.withPublisher(settings: try Self.settings(port: broker.port), directory: directory) {
                 publisher in
-                try await Self.waitUntil { publisher.isConnected }
+                try await waitUntil("the publisher connected") { publisher.isConnected }
                 let eventID = EventID.make()
                 let result = try publisher.enqueue(
                     Delivery.mqtt(topic: "doors/front", payload: Array("one".utf8), eventID: eventID, rule: "r"))
@@ -76,7 +68,7 @@ struct MQTTPublisherTests {
                     return
                 }
                 #expect(id > 0)
-                try await Self.waitUntil {
+                try await waitUntil("the publication delivered") {
                     try publisher.database.deliveries(eventID: eventID).first?.state == .delivered
                 }
                 let record = try #require(try publisher.database.deliveries(eventID: eventID).first)
@@ -103,7 +95,7 @@ struct MQTTPublisherTests {
         try await TestEnvironment.withTemporaryDirectory { directory in
             try await Self.withPublisher(settings: try Self.settings(port: broker.port), directory: directory) {
                 publisher in
-                try await Self.waitUntil { publisher.isConnected }
+                try await waitUntil("the publisher connected") { publisher.isConnected }
                 try await subscriber.waitFor(1)
             }
         }
@@ -120,7 +112,7 @@ struct MQTTPublisherTests {
         settings.discoveryPrefix = "homeassistant"
         try await TestEnvironment.withTemporaryDirectory { directory in
             try await Self.withPublisher(settings: settings, directory: directory) { publisher in
-                try await Self.waitUntil { publisher.isConnected }
+                try await waitUntil("the publisher connected") { publisher.isConnected }
                 publisher.readersChanged(["Door": false])
                 publisher.readersChanged(["Door": true])
                 // Door unchanged: only Desk is published.
@@ -159,7 +151,9 @@ struct MQTTPublisherTests {
                         topic: "doors/x", payload: Array("late".utf8), retryFor: .seconds(1), eventID: eventID,
                         rule: "r"))
                 #expect(try publisher.database.pendingCounts()[.mqtt] == 1)
-                try await Self.waitUntil { try publisher.database.deliveries(eventID: eventID).first?.state == .failed }
+                try await waitUntil("the publication kept as failed") {
+                    try publisher.database.deliveries(eventID: eventID).first?.state == .failed
+                }
                 let failed = try publisher.database.history(failedOnly: true).deliveries
                 #expect(failed.map(\.eventID) == [eventID])
                 #expect(failed.first?.kind == .mqtt)

@@ -54,15 +54,17 @@ public struct DesktopSession: Sendable {
             "/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--nofork"], environment: [:],
             outputPath: directory + "/dbus.log", errorPath: directory + "/dbus.log")
         defer { dbus.killAndReap() }
-        try await waitFor("the session bus at \(socket)") { FileManager.default.fileExists(atPath: socket) }
-        try await waitFor("Xvfb on \(display)") { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") }
+        try await waitUntil("the session bus at \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        try await waitUntil("Xvfb on \(display)") {
+            FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+        }
         let session = DesktopSession(busAddress: "unix:path=\(socket)", display: display, directory: directory)
         var dunst: ChildProcess?
         if notificationServer {
             dunst = try ChildProcess.spawn(
                 "/usr/bin/dunst", [], environment: session.environment, outputPath: directory + "/dunst.log",
                 errorPath: directory + "/dunst.log")
-            try await waitFor("dunst on the session bus") { (try? await session.dunstctl(["is-paused"])) != nil }
+            try await waitUntil("dunst on the session bus") { (try? await session.dunstctl(["is-paused"])) != nil }
         }
         defer { dunst?.killAndReap() }
         try await body(session)
@@ -79,10 +81,10 @@ public struct DesktopSession: Sendable {
             "/usr/bin/xterm", ["-geometry", "80x10+0+0", "-e", "/bin/sh", "-c", "cat > \"$0\"", path],
             environment: environment, outputPath: directory + "/xterm.log", errorPath: directory + "/xterm.log")
         defer { xterm.killAndReap() }
-        try await Self.waitFor("the xterm window") {
+        try await waitUntil("the xterm window") {
             (try? await run("xdotool", ["search", "--class", "xterm"])) != nil
         }
-        try await Self.waitFor("cat in the xterm") { FileManager.default.fileExists(atPath: path) }
+        try await waitUntil("cat in the xterm") { FileManager.default.fileExists(atPath: path) }
         _ = try await run("xdotool", ["mousemove", "100", "50"])
         try await body()
     }
@@ -118,16 +120,8 @@ public struct DesktopSession: Sendable {
     /// Waits until dunst shows `count` notifications.
     /// - Parameter count: how many.
     public func waitForNotifications(_ count: Int) async throws {
-        try await Self.waitFor("\(count) notifications shown") {
+        try await waitUntil("\(count) notifications shown") {
             (try? await dunstctl(["count", "displayed"])) == String(count)
-        }
-    }
-
-    static func waitFor(_ what: String, timeout: Duration = .seconds(10), _ done: () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !(await done()) {
-            guard ContinuousClock.now < deadline else { throw HarnessError("expected \(what) within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(50))
         }
     }
 }
