@@ -1,12 +1,23 @@
 import Foundation
 import Synchronization
 
-/// A signed-in browser: its cookie's id, its CSRF token, when it ends (docs/console.md, "Safe by default").
+/// What a session may do (docs/console.md, "Signing in").
+enum Role: String, Sendable, Hashable {
+    /// Reads and changes everything the console shows: a one-time link, or the password of `passwordHash`.
+    case admin
+    /// Reads every page and changes nothing: the password of `viewerPasswordHash`.
+    case viewer
+}
+
+/// A signed-in browser: its cookie's id, its CSRF token, its role, when it ends (docs/console.md, "Safe by
+/// default").
 struct Session: Sendable, Hashable {
     /// The cookie's value: 256 random bits.
     var id: String
     /// The token every write must carry (a hidden form field, or `X-CSRF-Token` from console.js): 256 random bits.
     var csrf: String
+    /// What it may do.
+    var role: Role
     /// When the session ends.
     var expires: Date
     /// A one-line message for the next page shown (what the last write did).
@@ -27,8 +38,11 @@ final class Sessions: Sendable {
     }
 
     /// Starts a session.
-    func start(now: Date = Date()) -> Session {
-        let session = Session(id: Self.randomToken(), csrf: Self.randomToken(), expires: now + lifetime)
+    /// - Parameters:
+    ///   - role: what it may do.
+    ///   - now: the time.
+    func start(_ role: Role, now: Date = Date()) -> Session {
+        let session = Session(id: Self.randomToken(), csrf: Self.randomToken(), role: role, expires: now + lifetime)
         sessions.withLock { sessions in
             sessions = sessions.filter { $0.value.expires > now }
             sessions[session.id] = session

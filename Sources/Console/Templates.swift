@@ -10,7 +10,7 @@ enum Templates {
         for (name, text) in [
             ("header", header), ("footer", footer), ("taprow", tapRow), ("live", live), ("history", history),
             ("tags", tags), ("readers", readers), ("rules", rules), ("login", login), ("deliveries", deliveries),
-            ("confirm", confirm),
+            ("confirm", confirm), ("readonly", readOnly),
         ] {
             try library.register(text, named: name)
         }
@@ -33,13 +33,19 @@ enum Templates {
         <strong>TagRouter</strong>
         {{#layout.nav}}<a href="{{href}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a>
         {{/layout.nav}}
-        {{#layout.signedIn}}<form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="{{layout.csrf}}"><button type="submit">Sign out</button></form>{{/layout.signedIn}}
+        {{#layout.signedIn}}<span class="role">Signed in as {{layout.role}}</span> <form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="{{layout.csrf}}"><button type="submit">Sign out</button></form>{{/layout.signedIn}}
         </nav>
         </header>
         <main>
         <h1>{{layout.title}}</h1>
         {{#layout.notice}}<p class="notice" role="status">{{layout.notice}}</p>{{/layout.notice}}
         {{#layout.problem}}<p class="problem" role="alert">{{layout.problem}}</p>{{/layout.problem}}
+
+        """
+
+    /// What a viewer's page says where an admin's has its forms.
+    static let readOnly = """
+        <p class="readonly">Signed in as a viewer: you can read this page but not change anything. Sign in with the admin password or a <code>tagrouter console-login</code> link to change it.</p>
 
         """
 
@@ -111,6 +117,8 @@ enum Templates {
         <p>The tags file: <code>{{path}}</code>.</p>
         <section>
         <h2>Enroll by tapping</h2>
+        {{^layout.canWrite}}{{> readonly}}{{/layout.canWrite}}
+        {{#layout.canWrite}}
         <form method="post" action="/tags/enroll" id="enroll" data-waiting="tap-now">
         <input type="hidden" name="csrf" value="{{layout.csrf}}">
         <label>Name <input name="name" required></label>
@@ -122,13 +130,14 @@ enum Templates {
         </form>
         <p id="tap-now" class="notice" hidden>Tap the tag on the reader now.</p>
         <p>After pressing Enroll, put the tag on the reader within a minute: the router holds that reader meanwhile and does nothing for the tag.</p>
+        {{/layout.canWrite}}
         </section>
         <section>
         <h2>Enrolled tags</h2>
         <div class="scroll"><table id="tags" class="cards">
         <thead><tr><th>Name</th><th>UID</th><th>Groups</th><th>Valid</th><th>State</th><th>Note</th><th></th></tr></thead>
         <tbody>
-        {{#tags}}<tr><td class="name" data-label="Name">{{shownName}}</td><td data-label="UID"><code>{{uid}}</code></td><td data-label="Groups">{{groups}}</td><td data-label="Valid">{{validity}}</td><td class="state" data-label="State">{{state}}</td><td data-label="Note">{{note}}</td><td class="actions">
+        {{#tags}}<tr><td class="name" data-label="Name">{{shownName}}</td><td data-label="UID"><code>{{uid}}</code></td><td data-label="Groups">{{groups}}</td><td data-label="Valid">{{validity}}</td><td class="state" data-label="State">{{state}}</td><td data-label="Note">{{note}}</td><td class="actions">{{#layout.canWrite}}
         <form method="post" action="/tags/edit" class="inline"><input type="hidden" name="csrf" value="{{layout.csrf}}"><input type="hidden" name="tag" value="{{uid}}">{{#disabled}}<button type="submit" name="edit" value="enable">Enable</button>{{/disabled}}{{^disabled}}<button type="submit" name="edit" value="disable">Disable</button>{{/disabled}}</form>
         <form method="post" action="/tags/edit" class="inline" data-confirm="Remove this tag from the tags file?"><input type="hidden" name="csrf" value="{{layout.csrf}}"><input type="hidden" name="tag" value="{{uid}}"><button type="submit" name="edit" value="remove">Remove</button></form>
         <details><summary>Change</summary><form method="post" action="/tags/update"><input type="hidden" name="csrf" value="{{layout.csrf}}"><input type="hidden" name="uid" value="{{uid}}">
@@ -137,7 +146,7 @@ enum Templates {
         <label>Valid from <input name="validFrom" value="{{validFrom}}" placeholder="YYYY-MM-DD"></label>
         <label>Valid until <input name="validUntil" value="{{validUntil}}" placeholder="YYYY-MM-DD"></label>
         <button type="submit">Save</button></form></details>
-        </td></tr>
+        {{/layout.canWrite}}</td></tr>
         {{/tags}}
         </tbody>
         </table></div>
@@ -161,13 +170,14 @@ enum Templates {
 
     static let deliveries = """
         {{> header}}
+        {{^layout.canWrite}}{{> readonly}}{{/layout.canWrite}}
         <div class="scroll"><table id="deliveries" class="cards">
         <thead><tr><th>Id</th><th>Kind</th><th>Rule</th><th>Target</th><th>State</th><th>Attempts</th><th>Last error</th><th>Created</th><th></th></tr></thead>
         <tbody>
-        {{#deliveries}}<tr><td data-label="Id">{{id}}</td><td data-label="Kind">{{kind}}</td><td data-label="Rule">{{rule}}</td><td class="uri" data-label="Target">{{target}}</td><td data-label="State">{{state}}</td><td data-label="Attempts">{{attempts}}</td><td data-label="Last error">{{lastError}}</td><td data-label="Created">{{created}}</td><td class="actions">
+        {{#deliveries}}<tr><td data-label="Id">{{id}}</td><td data-label="Kind">{{kind}}</td><td data-label="Rule">{{rule}}</td><td class="uri" data-label="Target">{{target}}</td><td data-label="State">{{state}}</td><td data-label="Attempts">{{attempts}}</td><td data-label="Last error">{{lastError}}</td><td data-label="Created">{{created}}</td><td class="actions">{{#layout.canWrite}}
         <form method="post" action="/deliveries/retry" class="inline"><input type="hidden" name="csrf" value="{{layout.csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit">Retry now</button></form>
         <a href="/deliveries/drop?id={{id}}">Drop…</a>
-        </td></tr>
+        {{/layout.canWrite}}</td></tr>
         {{/deliveries}}
         </tbody>
         </table></div>
@@ -178,12 +188,15 @@ enum Templates {
     static let confirm = """
         {{> header}}
         <p>{{question}}</p>
+        {{^layout.canWrite}}{{> readonly}}<p><a href="{{back}}">Back</a></p>{{/layout.canWrite}}
+        {{#layout.canWrite}}
         <form method="post" action="{{action}}">
         <input type="hidden" name="csrf" value="{{layout.csrf}}">
         {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">{{/fields}}
         <input type="hidden" name="confirmed" value="yes">
         <button type="submit">{{button}}</button> <a href="{{back}}">Cancel</a>
         </form>
+        {{/layout.canWrite}}
         {{> footer}}
         """
 
@@ -217,6 +230,7 @@ enum Templates {
         {{> header}}
         {{#token}}
         <form method="post" action="/login/link">
+        <input type="hidden" name="login" value="{{login}}">
         <input type="hidden" name="token" value="{{token}}">
         <button type="submit" id="use-link">Sign in with this link</button>
         </form>
@@ -224,6 +238,7 @@ enum Templates {
         {{^token}}
         {{#hasPassword}}
         <form method="post" action="/login">
+        <input type="hidden" name="login" value="{{login}}">
         <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
         <button type="submit">Sign in</button>
         </form>

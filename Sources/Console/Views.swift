@@ -12,6 +12,10 @@ struct Layout: Sendable {
     var title: String
     var csrf: String
     var signedIn: Bool
+    /// The session's role, shown in the header.
+    var role: String?
+    /// Whether the session may change things: a viewer's pages offer no write form.
+    var canWrite: Bool
     var notice: String?
     var problem: String?
     var nav: [NavItem]
@@ -25,6 +29,8 @@ struct Layout: Sendable {
         self.title = title
         csrf = session?.csrf ?? ""
         signedIn = session != nil
+        role = session?.role.rawValue
+        canWrite = session?.role == .admin
         self.notice = notice.flatMap { $0.isProblem ? nil : $0.text }
         problem = notice.flatMap { $0.isProblem ? $0.text : nil }
         nav = session == nil ? [] : Self.pages.map { NavItem(href: $0.0, label: $0.1, current: $0.0 == path) }

@@ -19,11 +19,13 @@ public final class WebConsole: Sendable {
     let ruleTools: any ConsoleRuleTools
     let sessions: Sessions
     let limiter: LoginLimiter
+    let loginCSRF = LoginCSRF()
     let templates: MustacheLibrary
     let logger: Logger
     /// How long an enrollment waits for the tag.
     let enrollmentTimeout: Duration
-    /// Wakes the outbox worker (a delivery was made due now).
+    /// Wakes whoever delivers the outbox's rows (a delivery was made due now): the outbox worker for webhooks and
+    /// the MQTT publisher for publications.
     let wakeOutbox: @Sendable () -> Void
 
     /// Creates the console.
@@ -37,7 +39,8 @@ public final class WebConsole: Sendable {
     ///   - logger: where the console logs.
     ///   - loginLimiter: sign-in attempts allowed a minute, per client address and in all.
     ///   - enrollmentTimeout: how long an enrollment waits for the tag.
-    ///   - wakeOutbox: wakes the outbox worker, for a delivery made due now.
+    ///   - wakeOutbox: wakes the outbox worker and the MQTT publisher, for a delivery made due now (`tagrouter run`
+    ///     passes `OutboxWorker.wake()` and `MQTTPublisher.retryPending()`).
     /// - Throws: ``ConsoleError`` when a template does not compile.
     public init(
         configuration: ConsoleConfiguration, feed: LiveFeed, database: StateDatabase?,
@@ -103,11 +106,11 @@ public final class WebConsole: Sendable {
         return session
     }
 
-    /// A write: its form, checked for a session (401) and the session's CSRF token (403), as a field or the
-    /// `X-CSRF-Token` header.
-    func write<Form: Decodable & Sendable>(_ request: Request, _ form: Form.Type, context: ConsoleContext)
-        async throws -> (Session, Form)
-    {
+    /// A write: its form, checked for a session (401), the session's CSRF token (403), as a field or the
+    /// `X-CSRF-Token` header, and the session's role (403 for a viewer, unless `allowsViewer`: signing out).
+    func write<Form: Decodable & Sendable>(
+        _ request: Request, _ form: Form.Type, context: ConsoleContext, allowsViewer: Bool = false
+    ) async throws -> (Session, Form) {
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
         guard let session = session(of: request) else {
@@ -118,6 +121,12 @@ public final class WebConsole: Sendable {
         let header = request.headers[HTTPField.Name("X-CSRF-Token")!]
         guard let given = token ?? header, Self.constantTimeEqual(given, session.csrf) else {
             throw HTTPError(.forbidden, message: "the form's CSRF token is missing or wrong: reload the page")
+        }
+        guard allowsViewer || session.role == .admin else {
+            throw HTTPError(
+                .forbidden,
+                message: "this session is a viewer's: it reads every page and changes nothing; sign in with the admin "
+                    + "password or a tagrouter console-login link to change things (docs/console.md, \"Signing in\")")
         }
         do {
             return (session, try URLEncodedFormDecoder().decode(Form.self, from: text))

@@ -141,16 +141,20 @@ public enum ConsoleCommands {
 }
 
 extension ConsoleCommands {
-    /// `tagrouter console-password`: reads a password (from the terminal without echo, asked twice; else the
-    /// first line of standard input) and prints the `passwordHash:` line of the rules' `console:` block.
-    /// - Parameter input: where the password is read: the terminal, or lines of standard input.
+    /// `tagrouter console-password [--viewer]`: reads a password (from the terminal without echo, asked twice;
+    /// else the first line of standard input) and prints the `passwordHash:` line of the rules' `console:` block
+    /// (`viewerPasswordHash:` with `viewer`: a session that reads and changes nothing).
+    /// - Parameters:
+    ///   - input: where the password is read: the terminal, or lines of standard input.
+    ///   - viewer: print the viewer's line instead of the admin's.
     /// - Returns: the line; status 1 with one sentence for an empty password or two that differ.
-    public static func password(input: PasswordInput = .standard) -> CommandOutput {
+    public static func password(input: PasswordInput = .standard, viewer: Bool = false) -> CommandOutput {
         let first = input.read("console password: ")
         guard let password = first, !password.isEmpty else { return .failure("the password is empty") }
         if input.isTerminal, input.read("again: ") != password { return .failure("the two passwords differ") }
         return CommandOutput(
-            standardOutput: "passwordHash: \"\(ConsolePassword.hash(password))\"\n",
+            standardOutput:
+                "\(viewer ? "viewerPasswordHash" : "passwordHash"): \"\(ConsolePassword.hash(password))\"\n",
             errors: ["put this line in the console: block of a rules file (docs/console.md, \"Signing in\")"])
     }
 

@@ -1,7 +1,7 @@
 import Yams
 
 extension FileParser {
-    static let consoleKeys = ["address", "certificate", "key", "passwordHash"]
+    static let consoleKeys = ["address", "certificate", "key", "passwordHash", "viewerPasswordHash"]
 
     /// Parses the `console:` block (docs/console.md); a second block in the rule set is an error naming the first.
     func parseConsoleBlock(_ node: Node, keyNode: Node) {
@@ -30,14 +30,19 @@ extension FileParser {
             case "key": block.key = text
             default:
                 let prefixes = ["$2a$", "$2b$", "$2y$"]
+                let isViewer = item.key == "viewerPasswordHash"
                 guard text.count == 60, prefixes.contains(where: text.hasPrefix) else {
                     error(
                         item.value,
-                        "'passwordHash' is not a bcrypt hash ($2b$…, 60 characters): write what tagrouter "
-                            + "console-password prints")
+                        "'\(item.key)' is not a bcrypt hash ($2b$…, 60 characters): write what tagrouter "
+                            + "console-password\(isViewer ? " --viewer" : "") prints")
                     continue
                 }
-                block.passwordHash = text
+                if isViewer {
+                    block.viewerPasswordHash = text
+                } else {
+                    block.passwordHash = text
+                }
             }
         }
         consoleBlock = block

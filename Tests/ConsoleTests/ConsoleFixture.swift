@@ -22,7 +22,7 @@ struct ConsoleFixture {
 
     init(
         tagsFile: String = ConsoleFixture.tagsFile, consoleBlock: String = "", loginLimiter: (Int, Int) = (5, 30),
-        enrollmentTimeout: Duration = .seconds(5)
+        enrollmentTimeout: Duration = .seconds(5), wakeOutbox: @escaping @Sendable () -> Void = {}
     ) throws {
         let root = NSTemporaryDirectory() + "console-" + UUID().uuidString
         folder = root + "/rules"
@@ -40,7 +40,8 @@ struct ConsoleFixture {
             configuration: ConsoleConfiguration(host: "127.0.0.1", port: 0, stateDirectory: state),
             feed: feed, database: database, currentRules: { ruleSet }, tags: ConsoleTagsFile(sources: sources),
             ruleTools: ConsoleRules(sources: sources, stateDirectory: state), logger: logger,
-            loginLimiter: (perAddress: loginLimiter.0, overall: loginLimiter.1), enrollmentTimeout: enrollmentTimeout)
+            loginLimiter: (perAddress: loginLimiter.0, overall: loginLimiter.1), enrollmentTimeout: enrollmentTimeout,
+            wakeOutbox: wakeOutbox)
     }
 
     func remove() {
@@ -84,21 +85,56 @@ struct ConsoleFixture {
         try await Application(router: console.router()).test(.router, body)
     }
 
-    /// Signs in through a fresh one-time link; returns the `Cookie` header value and the session's CSRF token.
+    /// Signs in through a fresh one-time link, as the link's page does; returns the `Cookie` header value and the
+    /// session's CSRF token.
     func signIn(_ client: any TestClientProtocol) async throws -> (cookie: String, csrf: String) {
         let token = try ConsoleLogin.issue(in: database)
-        let cookie = try await client.execute(
-            uri: "/login/link", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-            body: ByteBuffer(string: "token=\(token)")
-        ) { response in
-            #expect(response.status == .seeOther)
-            let setCookie = try #require(response.headers[.setCookie])
-            return String(setCookie.prefix { $0 != ";" })
-        }
+        let response = try await Self.postSignIn(client, "/login/link", [("token", token)])
+        #expect(response.status == .seeOther)
+        return try await Self.session(client, response)
+    }
+
+    /// Signs in with a password through the sign-in page's form; returns the `Cookie` header value and the
+    /// session's CSRF token.
+    func signIn(_ client: any TestClientProtocol, password: String) async throws -> (cookie: String, csrf: String) {
+        let response = try await Self.postSignIn(client, "/login", [("password", password)])
+        #expect(response.status == .seeOther)
+        return try await Self.session(client, response)
+    }
+
+    /// The session cookie a sign-in set, and the CSRF token of the session's first page.
+    static func session(_ client: any TestClientProtocol, _ response: TestResponse) async throws -> (
+        cookie: String, csrf: String
+    ) {
+        let setCookie = try #require(
+            response.headers[values: .setCookie].first { $0.hasPrefix("tagrouter_session=") })
+        let cookie = String(setCookie.prefix { $0 != ";" })
         let csrf = try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]) { response in
             try #require(Self.csrf(in: String(buffer: response.body)))
         }
         return (cookie, csrf)
+    }
+
+    /// The sign-in page's CSRF cookie (as a `Cookie` header value) and the field its forms carry (the page of a
+    /// link, which has a form whether or not a password is set).
+    static func loginForm(_ client: any TestClientProtocol) async throws -> (cookie: String, field: String) {
+        try await client.execute(uri: "/login?token=page", method: .get) { response in
+            let setCookie = try #require(
+                response.headers[values: .setCookie].first { $0.hasPrefix("tagrouter_login=") })
+            let page = String(buffer: response.body)
+            let start = try #require(page.range(of: #"name="login" value=""#))
+            return (String(setCookie.prefix { $0 != ";" }), String(page[start.upperBound...].prefix { $0 != "\"" }))
+        }
+    }
+
+    /// Posts a sign-in form as the sign-in page's form does, with the page's CSRF cookie and field.
+    static func postSignIn(_ client: any TestClientProtocol, _ path: String, _ fields: [(String, String)])
+        async throws -> TestResponse
+    {
+        let (cookie, field) = try await loginForm(client)
+        return try await client.execute(
+            uri: path, method: .post, headers: formHeaders(cookie: cookie), body: form([("login", field)] + fields)
+        ) { $0 }
     }
 
     /// The CSRF token a page carries (`data-csrf` on its body).

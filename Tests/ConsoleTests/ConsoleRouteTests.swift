@@ -131,23 +131,16 @@ import Testing
         defer { fixture.remove() }
         try await fixture.test { client in
             let token = try ConsoleLogin.issue(in: fixture.database)
-            let body = ConsoleFixture.form([("token", token)])
-            try await client.execute(
-                uri: "/login/link", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil), body: body
-            ) { response in
-                #expect(response.status == .seeOther)
-                let cookie = try #require(response.headers[.setCookie])
-                #expect(cookie.contains("HttpOnly"))
-                #expect(cookie.contains("SameSite=Strict"))
-                #expect(cookie.contains("Path=/"))
-                #expect(!cookie.contains("Secure"))
-            }
-            try await client.execute(
-                uri: "/login/link", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil), body: body
-            ) { response in
-                #expect(response.status == .unauthorized)
-                #expect(response.headers[.setCookie] == nil)
-            }
+            let response = try await ConsoleFixture.postSignIn(client, "/login/link", [("token", token)])
+            #expect(response.status == .seeOther)
+            let cookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("tagrouter_session=") })
+            #expect(cookie.contains("HttpOnly"))
+            #expect(cookie.contains("SameSite=Strict"))
+            #expect(cookie.contains("Path=/"))
+            #expect(!cookie.contains("Secure"))
+            let again = try await ConsoleFixture.postSignIn(client, "/login/link", [("token", token)])
+            #expect(again.status == .unauthorized)
+            #expect(!again.headers[values: .setCookie].contains { $0.hasPrefix("tagrouter_session=") })
         }
     }
 
@@ -156,12 +149,8 @@ import Testing
         defer { fixture.remove() }
         try await fixture.test { client in
             let token = try ConsoleLogin.issue(in: fixture.database, now: Date() - ConsoleLogin.lifetime - 1)
-            try await client.execute(
-                uri: "/login/link", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil),
-                body: ConsoleFixture.form([("token", token)])
-            ) { response in
-                #expect(response.status == .unauthorized)
-            }
+            let response = try await ConsoleFixture.postSignIn(client, "/login/link", [("token", token)])
+            #expect(response.status == .unauthorized)
         }
     }
 
@@ -172,21 +161,14 @@ import Testing
             var statuses: [HTTPResponse.Status] = []
             for _ in 0..<5 {
                 statuses.append(
-                    try await client.execute(
-                        uri: "/login/link", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil),
-                        body: ConsoleFixture.form([("token", "wrong")])
-                    ) { $0.status })
+                    try await ConsoleFixture.postSignIn(client, "/login/link", [("token", "wrong")]).status)
             }
             #expect(statuses == [.unauthorized, .unauthorized, .unauthorized, .tooManyRequests, .tooManyRequests])
             // A valid link is refused too while the limit holds.
             let token = try ConsoleLogin.issue(in: fixture.database)
-            try await client.execute(
-                uri: "/login/link", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil),
-                body: ConsoleFixture.form([("token", token)])
-            ) { response in
-                #expect(response.status == .tooManyRequests)
-                #expect(response.headers[.retryAfter] == "60")
-            }
+            let response = try await ConsoleFixture.postSignIn(client, "/login/link", [("token", token)])
+            #expect(response.status == .tooManyRequests)
+            #expect(response.headers[.retryAfter] == "60")
         }
     }
 
@@ -247,13 +229,11 @@ import Testing
                 #expect(String(buffer: response.body).contains(#"<input type="password" name="password""#))
             }
             for (password, status) in [("wrong", HTTPResponse.Status.unauthorized), ("correct horse", .seeOther)] {
-                try await client.execute(
-                    uri: "/login", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil),
-                    body: ConsoleFixture.form([("password", password)])
-                ) { response in
-                    #expect(response.status == status, "\(password)")
-                    #expect((response.headers[.setCookie] != nil) == (status == .seeOther))
-                }
+                let response = try await ConsoleFixture.postSignIn(client, "/login", [("password", password)])
+                #expect(response.status == status, "\(password)")
+                #expect(
+                    response.headers[values: .setCookie].contains { $0.hasPrefix("tagrouter_session=") }
+                        == (status == .seeOther))
             }
         }
     }
@@ -265,10 +245,7 @@ import Testing
             try await client.execute(uri: "/login", method: .get) { response in
                 #expect(!String(buffer: response.body).contains("type=\"password\""))
             }
-            try await client.execute(
-                uri: "/login", method: .post, headers: ConsoleFixture.formHeaders(cookie: nil),
-                body: ConsoleFixture.form([("password", "")])
-            ) { #expect($0.status == .unauthorized) }
+            #expect(try await ConsoleFixture.postSignIn(client, "/login", [("password", "")]).status == .unauthorized)
         }
     }
 
@@ -279,6 +256,11 @@ import Testing
         #expect(line.hasPrefix("passwordHash: \"$2b$12$"))
         let hash = String(line.dropFirst("passwordHash: \"".count).prefix { $0 != "\"" })
         #expect(ConsolePassword.verify("s3cret", hash: hash))
+        let viewer = ConsoleCommands.password(input: .init(isTerminal: false) { _ in "look" }, viewer: true)
+        #expect(viewer.status == 0)
+        #expect(viewer.standardOutput.hasPrefix("viewerPasswordHash: \"$2b$12$"))
+        let viewerHash = String(viewer.standardOutput.dropFirst("viewerPasswordHash: \"".count).prefix { $0 != "\"" })
+        #expect(ConsolePassword.verify("look", hash: viewerHash))
         #expect(ConsoleCommands.password(input: .init(isTerminal: false) { _ in "" }).status == 1)
         let answers = Answers(["one", "two"])
         #expect(

@@ -1,7 +1,7 @@
 import TagRules
 import Testing
 
-/// The `console:` block: the web console's address, TLS files and password hash, every error at file:line:col
+/// The `console:` block: the web console's address, TLS files and password hashes, every error at file:line:col
 /// (docs/console.md, "Turning it on").
 @Suite struct ConsoleRulesTests {
     static func file(_ console: String) -> String {
@@ -9,6 +9,7 @@ import Testing
     }
 
     static let hash = "$2b$12$" + String(repeating: "a", count: 53)
+    static let viewerHash = "$2b$12$" + String(repeating: "b", count: 53)
 
     typealias Case = DiagnosticCase
 
@@ -24,6 +25,12 @@ import Testing
             expected: [
                 "f.yaml:2:25: error: 'passwordHash' is not a bcrypt hash ($2b$…, 60 characters): write what "
                     + "tagrouter console-password prints"
+            ]),
+        Case(
+            name: "a viewer's password instead of its hash", yaml: file("console: {viewerPasswordHash: hunter2}\n"),
+            expected: [
+                "f.yaml:2:31: error: 'viewerPasswordHash' is not a bcrypt hash ($2b$…, 60 characters): write what "
+                    + "tagrouter console-password --viewer prints"
             ]),
         Case(
             name: "an unknown key", yaml: file("console:\n  adress: 127.0.0.1:8788\n"),
@@ -43,13 +50,14 @@ import Testing
     @Test func valuesAreParsed() throws {
         let yaml = Self.file(
             "console:\n  address: \"[::1]:8788\"\n  certificate: /etc/c.pem\n  key: /etc/c.key\n"
-                + "  passwordHash: \"\(Self.hash)\"\n")
+                + "  passwordHash: \"\(Self.hash)\"\n  viewerPasswordHash: \"\(Self.viewerHash)\"\n")
         let console = try #require(try RuleSet.load(files: [("f.yaml", yaml)], environment: [:]).get().console)
         #expect(console.address?.host == "::1")
         #expect(console.address?.port == 8788)
         #expect(console.certificate == "/etc/c.pem")
         #expect(console.key == "/etc/c.key")
         #expect(console.passwordHash == Self.hash)
+        #expect(console.viewerPasswordHash == Self.viewerHash)
         #expect(console.location.description == "f.yaml:2:1")
     }
 

@@ -84,7 +84,17 @@ import Testing
         let login = try await TagRouterBinary.run(
             ["console-login", "--state-dir", directory + "/state"], environment: environment)
         let token = try #require(login.standardOutput.split(separator: "=").last).trimmingCharacters(in: .newlines)
-        let signedIn = try await curl(["-d", "token=\(token)", url + "/login/link"])
+        // As the link's page does: its CSRF cookie (in curl's jar) and the field made for it.
+        let form = try await TagRouterBinary.run(
+            program: "/usr/bin/curl", ["-sk", "-c", directory + "/jar", url + "/login?token=\(token)"],
+            environment: environment, timeout: .seconds(20))
+        let field = try #require(
+            form.standardOutput.components(separatedBy: #"name="login" value=""#).dropFirst().first?.prefix {
+                $0 != "\""
+            })
+        let signedIn = try await curl([
+            "-b", directory + "/jar", "-d", "login=\(field)&token=\(token)", url + "/login/link",
+        ])
         #expect(signedIn.standardOutput.hasPrefix("HTTP/1.1 303 See Other"))
         let cookie = try #require(
             signedIn.standardOutput.split(separator: "\r\n").first { $0.hasPrefix("Set-Cookie: tagrouter_session=") })
