@@ -55,6 +55,8 @@ public final class MQTTPublisher: Service, Sendable {
     enum Input: Sendable {
         case connection(MQTTEvent)
         case wake
+        /// Look at every pending publication again, those passed over included (``retryPending()``).
+        case retry
         /// Every reader present and whether a tag is on it, as the router last told.
         case readers([String: Bool])
         /// The status document changed, or is due again.
@@ -157,6 +159,14 @@ public final class MQTTPublisher: Service, Sendable {
         try connection.publish(
             MQTTMessage(topic: publication.target, payload: publication.body, qos: 0, retain: publication.retain))
         return .published
+    }
+
+    /// Makes the publisher hand over, at once if connected, every pending publication it has not handed over
+    /// already: one made pending again after it failed (the console's "retry now", docs/console.md,
+    /// "Deliveries") is older than those the publisher has gone past, which it otherwise reads only at its next
+    /// start.
+    public func retryPending() {
+        input.yield(.retry)
     }
 
     /// Tells the publisher the readers present and whether a tag is on each, as the router's reader state has

@@ -26,6 +26,9 @@ struct PublisherLoop {
     var handedOver: [Int32: Int64] = [:]
     /// The highest row id handed over: rows above it are published next.
     var cursor: Int64 = 0
+    /// Whether ``cursor`` was moved back to the start (``MQTTPublisher/retryPending()``) and the pass over the
+    /// pending rows since has not ended: rows handed over or acknowledged meanwhile are skipped in it.
+    var isRewound = false
     /// Rows acknowledged, not yet marked delivered.
     var acknowledged: [Int64] = []
     /// The readers present and whether a tag is on each, as the router last told (Home Assistant discovery and
@@ -68,6 +71,11 @@ struct PublisherLoop {
                 }
             case .wake:
                 publisher.wakePending.store(false, ordering: .releasing)
+                expiryUnknown = true
+                publishPending()
+            case .retry:
+                cursor = 0
+                isRewound = true
                 expiryUnknown = true
                 publishPending()
             case .readers(let now):
@@ -180,21 +188,24 @@ struct PublisherLoop {
         connection.stop()
     }
 
-    /// Hands pending rows above the cursor to libmosquitto, while connected and under the hand-over limit.
+    /// Hands pending rows above the cursor to libmosquitto, while connected and under the hand-over limit; after
+    /// a rewind, skipping the rows handed over or acknowledged already (still pending in the outbox).
     private mutating func publishPending() {
         guard state == .connected, stopDeadline == nil else { return }
         let limit = publisher.configuration.maxHandedOver
+        let inFlight: Set<Int64> = isRewound ? Set(handedOver.values).union(acknowledged) : []
         while handedOver.count < limit {
             let rows: [Delivery]
+            let wanted = min(500, limit - handedOver.count)
             do {
-                rows = try publisher.database.pendingPublications(
-                    after: cursor, limit: min(500, limit - handedOver.count))
+                rows = try publisher.database.pendingPublications(after: cursor, limit: wanted)
             } catch {
                 logger.error("mqtt outbox: state database error, retrying", metadata: ["error": "\(error)"])
                 return
             }
             for row in rows {
                 cursor = row.id
+                if inFlight.contains(row.id) { continue }
                 do {
                     let id = try connection.publish(
                         MQTTMessage(topic: row.target, payload: row.body, qos: row.qos, retain: row.retain))
@@ -203,8 +214,9 @@ struct PublisherLoop {
                     fail(row, reason: "\(error)")
                 }
             }
-            if rows.count < 500 {
+            if rows.count < wanted {
                 isBacklogged = false
+                isRewound = false
                 return
             }
         }

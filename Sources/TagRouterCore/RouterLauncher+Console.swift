@@ -15,6 +15,7 @@ extension RouterLauncher {
     ///   - store: the rules in force.
     ///   - database: the state database; nil in a dry run.
     ///   - worker: the outbox worker, woken when a delivery is made due from the console.
+    ///   - mqtt: the MQTT publisher, told to look at its pending publications again then.
     ///   - metrics: where dropped live events are counted.
     ///   - logger: where the console logs.
     /// - Returns: the service.
@@ -22,7 +23,7 @@ extension RouterLauncher {
     static func consoleService<Events>(
         _ settings: ConsoleSettings, listening console: ConsoleConfiguration,
         feeding configuration: inout Router<Events>.Configuration, store: RuleStore,
-        database: StateDatabase?, worker: OutboxWorker?, metrics: RouterMetrics, logger: Logger
+        database: StateDatabase?, worker: OutboxWorker?, mqtt: MQTTPublisher?, metrics: RouterMetrics, logger: Logger
     ) throws(ConsoleError) -> any Service {
         try console.validate()
         let feed = LiveFeed(onDrop: { metrics.consoleDropped() })
@@ -35,7 +36,10 @@ extension RouterLauncher {
         let console = try WebConsole(
             configuration: console, feed: feed, database: database,
             currentRules: { store.ruleSet }, tags: settings.tags, ruleTools: settings.ruleTools, logger: logger,
-            wakeOutbox: { worker?.wake() })
+            wakeOutbox: {
+                worker?.wake()
+                mqtt?.retryPending()
+            })
         return try HTTPServer.console(console)
     }
 }

@@ -129,7 +129,7 @@ public enum RouterLauncher {
                 services.append(
                     try consoleService(
                         console, listening: configuration, feeding: &routerConfiguration, store: store,
-                        database: outbox, worker: worker,
+                        database: outbox, worker: worker, mqtt: mqtt,
                         metrics: metrics, logger: logger))
             } catch {
                 printError(error.description)

@@ -162,6 +162,54 @@ struct MQTTPublisherTests {
         }
     }
 
+    @Test("retry now: a failed publication older than those published since is published at once by retryPending")
+    func retryPendingPublishesAFailedPublicationAgain() async throws {
+        let broker = try await MosquittoBroker.start()
+        let subscriber = try await MQTTSubscriber(broker: broker, filter: "doors/#")
+        try await TestEnvironment.withTemporaryDirectory { directory in
+            // Failed before the publisher starts, its next attempt a day away (what the console's Deliveries page
+            // shows for a publication whose retryFor passed).
+            let outbox = try StateDatabase(directory: directory, logger: TestEnvironment.logger)
+            let failedEvent = EventID.make()
+            let failed = try outbox.insert(
+                Delivery.mqtt(topic: "doors/retried", payload: Array("again".utf8), eventID: failedEvent, rule: "r"))
+            let tomorrow = Timestamp.milliseconds(Date()) + 86_400_000
+            try outbox.record([
+                DeliveryOutcome(
+                    id: failed.id, state: .failed, error: "not acknowledged by the broker within retryFor",
+                    nextAttemptAt: tomorrow, finishedAt: tomorrow)
+            ])
+            try await Self.withPublisher(settings: try Self.settings(port: broker.port), directory: directory) {
+                publisher in
+                try await waitUntil("the publisher connected") { publisher.isConnected }
+                // A later publication moves the publisher past the failed row.
+                let laterEvent = EventID.make()
+                _ = try publisher.enqueue(
+                    Delivery.mqtt(topic: "doors/later", payload: Array("later".utf8), eventID: laterEvent, rule: "r"))
+                try await subscriber.waitFor(1) { $0.topic == "doors/later" }
+                try await waitUntil("the later publication delivered") {
+                    try publisher.database.deliveries(eventID: laterEvent).first?.state == .delivered
+                }
+                // Made pending again, as the console's "retry now" does: the publisher has gone past it.
+                #expect(try publisher.database.retryDeliveryNow(id: failed.id))
+                try await Task.sleep(for: .seconds(1))
+                #expect(subscriber.messages(on: "doors/retried").isEmpty)
+                let asked = ContinuousClock.now
+                publisher.retryPending()
+                try await subscriber.waitFor(1, timeout: .seconds(5)) { $0.topic == "doors/retried" }
+                #expect(ContinuousClock.now - asked < .seconds(5))
+                try await waitUntil("the retried publication delivered") {
+                    try publisher.database.deliveries(eventID: failedEvent).first?.state == .delivered
+                }
+                // Nothing handed over before is published twice.
+                publisher.retryPending()
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(subscriber.messages(on: "doors/later").count == 1)
+                #expect(subscriber.messages(on: "doors/retried").count == 1)
+            }
+        }
+    }
+
     @Test(
         "a topic a broker would refuse is an error at enqueue",
         arguments: [

@@ -55,6 +55,38 @@ struct WebhookDeliveryTests {
         #expect(request.header("X-TagRouter-Signature") == "sha256=" + Self.hex(expected))
     }
 
+    @Test("retry now: a failed webhook made due again is sent at once when the worker is woken")
+    func wakeSendsAWebhookMadeDueAgain() async throws {
+        let server = try await HTTPTestServer.start { _, _ in .status(204) }
+        defer { Task { try? await server.stop() } }
+        let eventID = EventID.make()
+        try await WorkerHarness.run { worker, _ in
+            // Failed, its next attempt a day away (accepted "tomorrow", so that the worker cannot take it up
+            // before it is marked failed): the worker, with nothing due, sleeps until woken.
+            let failed = try worker.database.insert(
+                Delivery.webhook(
+                    url: "http://127.0.0.1:\(server.port)/hook", body: Array("{}".utf8), eventID: eventID, rule: "r",
+                    acceptedAt: Date() + 86_400))
+            let tomorrow = Timestamp.milliseconds(Date()) + 86_400_000
+            try worker.database.record([
+                DeliveryOutcome(
+                    id: failed.id, state: .failed, error: "HTTP 500", nextAttemptAt: tomorrow, finishedAt: tomorrow)
+            ])
+            // Made due, as the console's "retry now" does; sent only once the worker is woken.
+            #expect(try worker.database.retryDeliveryNow(id: failed.id))
+            try await Task.sleep(for: .seconds(1))
+            #expect(server.requests.isEmpty)
+            let asked = ContinuousClock.now
+            worker.wake()
+            let delivered = try await WorkerHarness.waitForDelivery(worker.database, eventID: eventID) {
+                $0.state == .delivered
+            }
+            #expect(delivered != nil)
+            #expect(ContinuousClock.now - asked < .seconds(5))
+        }
+        #expect(server.requests.count == 1)
+    }
+
     @Test("500, then 503 with Retry-After: 1, then 200: delivered on the third attempt, Retry-After honoured")
     func retriesUntilSuccess() async throws {
         let server = try await HTTPTestServer.start { _, index in
