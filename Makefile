@@ -3,7 +3,8 @@
 #   make test   set up, build and pass every test (the fault suite included), the end-to-end suites in
 #               parallel processes (scripts/test)
 # Packaging (docs/operations.md, "Install"):
-#   make release        the self-contained release binary (Swift runtime and Foundation linked statically)
+#   make release        the self-contained release binary (Swift runtime and Foundation linked statically),
+#                       .build/static/release/tagrouter
 #   make install        binary, units, sysusers/tmpfiles entries, polkit rule, modprobe blacklist, example rules,
 #                       man pages, completions, docs; PREFIX (default /usr/local) and DESTDIR as usual
 #   make uninstall      removes what install put there, never /etc/tagrouter/rules nor the state
@@ -12,13 +13,14 @@
 # And for hardening (docs/RELIABILITY.md):
 #   make fault        only the fault suite (end to end, root)
 #   make fuzz-smoke   every fuzz target for FUZZ_SECONDS (default 10) seconds, two at a time
+#   make fuzz-build   only builds the targets of fuzz-smoke
 #   make soak         the long runs make test keeps short (1,000 interleaved taps)
 #   make measure      the measurement that prints figures and asserts nothing (a tap's time outside the reader)
 #   make screenshots  docs/console/*.png, taken by the console's browser tests (root)
 SWIFT ?= swift
 CONFIG ?= debug
 
-.PHONY: check-alerts run test soak measure fault screenshots fuzz-smoke build lint format bench clean release manuals completions install uninstall deb \
+.PHONY: check-alerts run test soak measure fault screenshots fuzz-smoke fuzz-build build lint format bench clean release manuals completions install uninstall deb \
 	package-test
 
 build:
@@ -28,12 +30,17 @@ build:
 run:
 	scripts/run
 
+# What the build needs is installed first; what only the tests use (a browser, a broker, an X server, Playwright's
+# virtual environment) installs while the build runs.
 test:
-	scripts/setup test
+	scripts/setup run
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
 	scripts/check-imports
 	$(MAKE) --no-print-directory check-alerts
-	$(SWIFT) build --build-tests
+	@mkdir -p .build && scripts/setup test > .build/setup-test.log 2>&1 & setup=$$!; \
+		$(SWIFT) build --build-tests; built=$$?; \
+		wait $$setup; installed=$$?; cat .build/setup-test.log; \
+		[ $$installed -eq 0 ] && [ $$built -eq 0 ]
 	scripts/test
 
 # The ops pack's Prometheus alert rules and their unit tests (contrib/ops), with promtool from Debian's prometheus
@@ -75,6 +82,10 @@ fuzz-smoke:
 	scripts/setup test
 	FUZZ_JOBS=2 scripts/fuzz $(FUZZ_SECONDS)
 
+fuzz-build:
+	scripts/setup test
+	scripts/fuzz --build
+
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
 	scripts/check-imports
@@ -108,15 +119,20 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR)/zsh/vendor-completions,$(DATADIR)/zsh/site-functions)
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 RULESDIR ?= /etc/tagrouter/rules
-RELEASE_BIN = .build/release/tagrouter
+# The release build has a build folder of its own, so that it neither waits for a debug build nor makes one wait
+# (SwiftPM locks its build folder): CI builds it while the tests run (.ci/run). No debug information: the package
+# strips the binary anyway, and without it the link is shorter.
+RELEASE_SCRATCH ?= .build/static
+RELEASE_BIN = $(RELEASE_SCRATCH)/release/tagrouter
 GENERATED = .build/generated
 
 release:
 	scripts/setup run
-	$(SWIFT) build -c release --static-swift-stdlib --product tagrouter
+	$(SWIFT) build -c release --static-swift-stdlib --product tagrouter --scratch-path $(RELEASE_SCRATCH) \
+		-debug-info-format none
 
 # Man pages from the argument parser itself (swift-argument-parser's generate-manual plugin), one per command.
-# The plugin builds the package itself: in debug, so that it never replaces the static release binary.
+# The plugin builds the package itself, in debug and in the tests' build folder: after `make test` it has nothing to build.
 manuals:
 	$(SWIFT) package plugin generate-manual --configuration debug --multi-page --section 1 \
 		--authors "the TagRouter authors"

@@ -2,7 +2,7 @@
 """Tap-to-webhook latency with the web console on and browsers on its Live page (issue 42; docs/performance.md,
 "Console").
 
-  sudo Benchmarks/console-tap-latency.py [--binary .build/release/tagrouter] [--console-clients 5]
+  sudo Benchmarks/console-tap-latency.py [--binary .build/static/release/tagrouter] [--console-clients 5]
                                          [--extra-webhooks 9] [--rounds 5] [--taps 20]
 
 Tap-latency.py's measurement (Benchmarks/tap-latency.py: a private pcscd with vpcd, `tagrouter emulate
@@ -158,7 +158,7 @@ def live_clients(base, links):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=".build/release/tagrouter")
+    parser.add_argument("--binary", default=".build/static/release/tagrouter")
     parser.add_argument("--console-clients", type=int, default=5)
     parser.add_argument("--extra-webhooks", type=int, default=9,
                         help="durable webhooks per tap besides the measured one, to a second receiver")

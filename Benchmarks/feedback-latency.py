@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The same tap with reader feedback on and off, side by side (docs/development.md, "Reader feedback").
 
-  sudo Benchmarks/feedback-latency.py [--binary .build/release/tagrouter] [--rounds 5] [--taps 20]
+  sudo Benchmarks/feedback-latency.py [--binary .build/static/release/tagrouter] [--rounds 5] [--taps 20]
                                       [--answer-delay 10ms]
 
 Starts a private pcscd (private mount namespace: root needed) with vpcd on free ports, then, round after round,
@@ -45,7 +45,7 @@ def figures(timeline, started):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=".build/release/tagrouter")
+    parser.add_argument("--binary", default=".build/static/release/tagrouter")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--taps", type=int, default=20, help="taps per subject per round")
     parser.add_argument("--hold", default="600ms")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Idle footprint of `tagrouter run`: resident memory, its split, and idle CPU (docs/development.md, "Footprint").
 
-  sudo Benchmarks/idle-footprint.py [--binary .build/release/tagrouter] [--settle 15] [--idle 30] [--taps 0]
+  sudo Benchmarks/idle-footprint.py [--binary .build/static/release/tagrouter] [--settle 15] [--idle 30] [--taps 0]
                                     [--top 12] [--sections] [--dump-pages FILE] [--python]
 
 Starts a private pcscd (private mount namespace: root needed) with vpcd's two virtual readers on free ports,
@@ -88,7 +88,7 @@ def threads(pid):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=".build/release/tagrouter")
+    parser.add_argument("--binary", default=".build/static/release/tagrouter")
     parser.add_argument("--settle", type=float, default=15, help="seconds after 'watching' before measuring")
     parser.add_argument("--idle", type=float, default=30, help="seconds over which idle CPU is measured")
     parser.add_argument("--top", type=int, default=12, help="files listed by resident size")

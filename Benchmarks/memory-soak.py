@@ -2,13 +2,13 @@
 """Whether the router's own memory stays flat over many taps (issue 28, item 10; docs/development.md, "Memory
 over many taps").
 
-  sudo Benchmarks/memory-soak.py [--binary .build/release/tagrouter] [--taps 10000] [--tags same|new|both]
+  sudo Benchmarks/memory-soak.py [--binary .build/static/release/tagrouter] [--taps 10000] [--tags same|new|both]
                                  [--every 1000] [--cooldown 0] [--hold-max 3] [--gap 0.5]
 
 It starts a private pcscd (private mount namespace: root needed) with vpcd's two virtual readers on free ports
 (Benchmarks/private_pcscd.py), a webhook receiver on 127.0.0.1 (http.server, HTTP/1.1 keep-alive, answers 200),
 and `tagrouter run` with one rule that runs a command (`/bin/sh -c 'echo "$1" >> FILE'`, one line per dispatch)
-and then sends a webhook to the receiver. It then taps --taps times, on both readers at once, and reads
+and then sends a webhook to the receiver (`--actions webhook`: the webhook alone). It then taps --taps times, on both readers at once, and reads
 RssAnon (the process's own heap and stacks: what a leak grows) from /proc/PID/status before the first tap and
 after every --every taps, once the router has dispatched them all and --settle seconds have passed.
 
@@ -181,8 +181,9 @@ def soak(args, binary, mode):
     with open(f"{work}/rules/soak.yaml", "w") as f:
         f.write("version: 1\nrules:\n  - name: soak\n    match: { any: true }\n"
                 f"    cooldown: {args.cooldown}\n"
-                f"    run: ['/bin/sh', '-c', 'echo \"$1\" >> {commands}', 'sh', '{{uri}}']\n"
-                f"    webhook: {{ url: '{hook}' }}\n")
+                + (f"    run: ['/bin/sh', '-c', 'echo \"$1\" >> {commands}', 'sh', '{{uri}}']\n"
+                   if args.actions == "run+webhook" else "")
+                + f"    webhook: {{ url: '{hook}' }}\n")
     pcscd, env = start_pcscd(work, port)
     router = None
     try:
@@ -207,7 +208,8 @@ def soak(args, binary, mode):
 
         def reading(taps, missed):
             expected = taps - missed
-            wait_for(lambda: count_lines(commands) >= expected and receiver.received >= expected, 30)
+            runs = expected if args.actions == "run+webhook" else 0
+            wait_for(lambda: count_lines(commands) >= runs and receiver.received >= expected, 30)
             time.sleep(args.settle)
             values = status(router.pid)
             series.append((taps, values["RssAnon"]))
@@ -265,12 +267,14 @@ def soak(args, binary, mode):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=".build/release/tagrouter")
+    parser.add_argument("--binary", default=".build/static/release/tagrouter")
     parser.add_argument("--taps", type=int, default=10000)
     parser.add_argument("--tags", choices=["same", "new", "both"], default="both",
                         help="one tag again and again, a new UID and URI every tap, or the two in turn")
     parser.add_argument("--every", type=int, default=1000, help="taps between two readings")
     parser.add_argument("--warmup", type=int, default=1000, help="taps after which the growth is counted")
+    parser.add_argument("--actions", choices=["run+webhook", "webhook"], default="run+webhook",
+                        help="the rule's actions: a command and a webhook (the default), or the webhook alone")
     parser.add_argument("--cooldown", default="0", help="the rule's cooldown (0: every tap dispatches)")
     parser.add_argument("--hold-max", type=float, default=3, help="seconds a tag waits to be read")
     parser.add_argument("--gap", type=float, default=0.5, help="seconds a reader stays empty (> pcscd's poll)")

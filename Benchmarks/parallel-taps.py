@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Taps on two readers at once against a lone tap (docs/development.md, "Readers in parallel").
 
-  sudo Benchmarks/parallel-taps.py [--binary .build/release/tagrouter] [--emulator BINARY] [--rounds 20]
+  sudo Benchmarks/parallel-taps.py [--binary .build/static/release/tagrouter] [--emulator BINARY] [--rounds 20]
                                    [--answer-delay 10ms]
 
 Starts a private pcscd (private mount namespace: root needed) with vpcd's two readers on free ports, a webhook
@@ -37,7 +37,7 @@ def measure(timeline, arrived):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=".build/release/tagrouter")
+    parser.add_argument("--binary", default=".build/static/release/tagrouter")
     parser.add_argument("--emulator", help="the tagrouter whose `emulate` presents the tags; --binary by default")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--answer-delay", default="10ms")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the router end to end on a private pcscd with the virtual reader (issue 6 figures).
 
-  Benchmarks/router-soak.py [--binary .build/release/tagrouter] [--taps 1000] [--idle 60]
+  Benchmarks/router-soak.py [--binary .build/static/release/tagrouter] [--taps 1000] [--idle 60]
 
 It starts a private pcscd (private mount namespace: root needed) with two virtual readers on free ports, then
 `tagrouter run` with one rule whose command appends a line per dispatch, and:
@@ -33,7 +33,7 @@ def percentile(values, p):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=".build/release/tagrouter")
+    parser.add_argument("--binary", default=".build/static/release/tagrouter")
     parser.add_argument("--taps", type=int, default=1000)
     parser.add_argument("--idle", type=int, default=60)
     parser.add_argument("--hold", default="700ms", help="how long each virtual tag rests (pcscd polls vpcd)")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Tap-to-action latency, TagRouter against a plain script, side by side (docs/development.md, "Tap latency").
 
-  sudo Benchmarks/tap-latency.py [--binary .build/release/tagrouter] [--action webhook|run] [--rounds 5]
+  sudo Benchmarks/tap-latency.py [--binary .build/static/release/tagrouter] [--action webhook|run] [--rounds 5]
                                  [--taps 20] [--against OTHER_BUILD] [--other-args ARGS]
 
 Starts a private pcscd (private mount namespace: root needed) with vpcd on free ports, a webhook receiver on
@@ -44,7 +44,7 @@ def stretches(timeline, arrived):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=".build/release/tagrouter")
+    parser.add_argument("--binary", default=".build/static/release/tagrouter")
     parser.add_argument("--action", choices=["webhook", "run"], default="webhook")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--taps", type=int, default=20, help="taps per subject per round")
