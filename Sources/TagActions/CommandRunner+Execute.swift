@@ -50,12 +50,11 @@ extension CommandRunner {
         var options = PlatformOptions()
         options.createSession = true
         options.teardownSequence = teardown
+        let limit = outputLimit
         let timeout = action.timeout
-        // The pipes are the runner's own, not Subprocess's `.sequence` (why: CommandRunner+Output.swift).
-        let pipes = try CommandOutputPipes(limit: outputLimit, program: program)
         let clock = ContinuousClock()
         let start = clock.now
-        let result: ExecutionResult<Bool, FileDescriptorOutput, FileDescriptorOutput>
+        let result: ExecutionResult<Captured, SequenceOutput, SequenceOutput>
         do {
             result = try await Subprocess.run(
                 executable,
@@ -64,38 +63,34 @@ extension CommandRunner {
                 workingDirectory: action.workingDirectory.map { FilePath($0) },
                 platformOptions: options,
                 input: .none,
-                output: .fileDescriptor(
-                    FileDescriptor(rawValue: pipes.standardOutputWriteEnd), closeAfterSpawningProcess: true),
-                error: .fileDescriptor(
-                    FileDescriptor(rawValue: pipes.standardErrorWriteEnd), closeAfterSpawningProcess: true)
+                output: .sequence,
+                error: .sequence
             ) { execution in
-                // The command ends when its process exits, not when its pipes reach end-of-file: a background
-                // child (the browser `xdg-open` starts) inherits them and may hold them open for hours.
-                pipes.startReading()
-                let process = execution.processIdentifier
-                switch await ProcessExitWatch.wait(for: process, timeout: timeout) {
-                case .exited:
-                    return false
-                case .cancelled:
-                    // Subprocess tears the process down when the body throws, then reaps it.
-                    throw CancellationError()
-                case .deadlinePassed:
-                    await execution.teardown(using: teardown)
-                    _ = await ProcessExitWatch.wait(for: process, timeout: nil)
-                    return true
+                try await withThrowingTaskGroup(of: Captured.Part.self) { group in
+                    group.addTask { .standardOutput(try await Self.drain(execution.standardOutput, keeping: limit)) }
+                    group.addTask { .standardError(try await Self.drain(execution.standardError, keeping: limit)) }
+                    group.addTask {
+                        try await Task.sleep(for: timeout)
+                        await execution.teardown(using: teardown)
+                        return .timedOut
+                    }
+                    var captured = Captured()
+                    var streamsOpen = 2
+                    while streamsOpen > 0, let part = try await group.next() {
+                        captured.add(part)
+                        if case .timedOut = part { continue }
+                        streamsOpen -= 1
+                    }
+                    group.cancelAll()
+                    // The timer may have fired between the last read and the cancellation.
+                    while let part = try? await group.next() { captured.add(part) }
+                    return captured
                 }
             }
         } catch let error as SubprocessError {
-            _ = await pipes.finish(grace: .zero)
             throw ActionError(.launchFailed, "command '\(program)' could not be started: \(error)")
-        } catch {
-            _ = await pipes.finish(grace: .zero)
-            throw error
         }
-        let duration = clock.now - start
-        // What the command wrote just before it exited is in the pipes: read to end-of-file, but stop after the
-        // grace period if a background child still holds them.
-        let output = await pipes.finish(grace: Self.outputGrace)
+        let captured = result.closureResult
         let termination: CommandResult.Termination
         switch result.terminationStatus {
         case .exited(let code): termination = .exited(code)
@@ -103,16 +98,43 @@ extension CommandRunner {
         }
         return CommandResult(
             termination: termination,
-            duration: duration,
-            standardOutput: output.standardOutput.bytes,
-            standardError: output.standardError.bytes,
-            isOutputTruncated: output.standardOutput.isTruncated || output.standardError.isTruncated,
-            timedOut: result.closureResult
+            duration: clock.now - start,
+            standardOutput: captured.standardOutput.bytes,
+            standardError: captured.standardError.bytes,
+            isOutputTruncated: captured.standardOutput.isTruncated || captured.standardError.isTruncated,
+            timedOut: captured.timedOut
         )
     }
 
-    /// How long, once a command has exited, its output is still read while a background child holds the pipes.
-    static let outputGrace: Duration = .milliseconds(100)
+    /// Reads a stream to its end, keeping the first `limit` bytes.
+    static func drain(_ stream: SubprocessOutputSequence, keeping limit: Int) async throws -> OutputPrefix {
+        var prefix = OutputPrefix(limit: limit)
+        for try await buffer in stream {
+            buffer.withUnsafeBytes { prefix.append($0) }
+        }
+        return prefix
+    }
+}
+
+/// What the execution body collects.
+struct Captured: Sendable {
+    enum Part: Sendable {
+        case standardOutput(OutputPrefix)
+        case standardError(OutputPrefix)
+        case timedOut
+    }
+
+    var standardOutput = OutputPrefix(limit: 0)
+    var standardError = OutputPrefix(limit: 0)
+    var timedOut = false
+
+    mutating func add(_ part: Part) {
+        switch part {
+        case .standardOutput(let prefix): standardOutput = prefix
+        case .standardError(let prefix): standardError = prefix
+        case .timedOut: timedOut = true
+        }
+    }
 }
 
 /// The first `limit` bytes of a stream, and whether more followed.
