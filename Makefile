@@ -83,7 +83,7 @@ fuzz-smoke:
 	FUZZ_JOBS=2 scripts/fuzz $(FUZZ_SECONDS)
 
 fuzz-build:
-	scripts/setup test
+	scripts/setup run
 	scripts/fuzz --build
 
 lint:
