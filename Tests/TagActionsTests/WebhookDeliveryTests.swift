@@ -76,13 +76,11 @@ struct WebhookDeliveryTests {
             #expect(try worker.database.retryDeliveryNow(id: failed.id))
             try await Task.sleep(for: .seconds(1))
             #expect(server.requests.isEmpty)
-            let asked = ContinuousClock.now
             worker.wake()
             let delivered = try await WorkerHarness.waitForDelivery(worker.database, eventID: eventID) {
                 $0.state == .delivered
             }
             #expect(delivered != nil)
-            #expect(ContinuousClock.now - asked < .seconds(5))
         }
         #expect(server.requests.count == 1)
     }
