@@ -32,7 +32,7 @@ and what each Live client received. It asserts nothing but the clients' counts.
 import argparse, http.client, importlib.util, json, multiprocessing, os, re, signal, statistics, subprocess
 import sys, tempfile, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from private_pcscd import WebhookReceiver, finish, free_port, start as start_pcscd, wait_for
+from private_pcscd import WebhookReceiver, finish, free_port, print_stretches, start as start_pcscd, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 URI = rb"https://bench\.example/[a-z]+/[0-9]+"
@@ -264,16 +264,7 @@ def main():
         print(f"{args.rounds} rounds of {args.taps} taps per subject, alternating; medians in ms; the routers' rule: "
               f"1 measured + {args.extra_webhooks} more durable webhooks a tap; the console with "
               f"{args.console_clients} Live clients; binary {binary}")
-        print(f"{'stretch':<26}" + "".join(f"{s:>12}" for s in subjects))
-        for index, name in enumerate(names):
-            values = [statistics.median(f[index] for f in results[s]) if results[s] else float("nan")
-                      for s in subjects]
-            print(f"{name:<26}" + "".join(f"{v:>12.3f}" for v in values))
-        for subject in subjects:
-            values = sorted(f[2] for f in results[subject])
-            if values:
-                p99 = values[min(len(values) - 1, int(round(0.99 * (len(values) - 1))))]
-                print(f"{subject}: last command -> webhook p50 {statistics.median(values):.3f} ms, p99 {p99:.3f} ms")
+        print_stretches(names, subjects, results, "webhook")
         print("taps measured: " + ", ".join(f"{s} {len(results[s])}" for s in subjects))
         print("webhooks received: " + ", ".join(
             f"{s} {delivered[s]} measured + {extras[s]} more = {delivered[s] + extras[s]}" for s in subjects))

@@ -118,3 +118,19 @@ def finish(work, *processes, keep_variable="BENCH_KEEP", timeout=10):
         print(f"kept {work}")
     else:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def print_stretches(names, subjects, results, last_stretch):
+    """Prints the median of each stretch per subject (results[subject]: one list of stretches per tap, in the order
+    of names), then each subject's p50 and p99 of the third stretch, TagRouter's own time after the last card
+    answer (the rest of the tap is pcscd and the tag); last_stretch names it ("action", "webhook")."""
+    import statistics
+    print(f"{'stretch':<26}" + "".join(f"{s:>12}" for s in subjects))
+    for index, name in enumerate(names):
+        values = [statistics.median(f[index] for f in results[s]) if results[s] else float("nan") for s in subjects]
+        print(f"{name:<26}" + "".join(f"{v:>12.3f}" for v in values))
+    for subject in subjects:
+        values = sorted(f[2] for f in results[subject])
+        if values:
+            p99 = values[min(len(values) - 1, int(round(0.99 * (len(values) - 1))))]
+            print(f"{subject}: last command -> {last_stretch} p50 {statistics.median(values):.3f} ms, p99 {p99:.3f} ms")

@@ -23,7 +23,8 @@ and their sum, ATR -> action. It prints the median of each for both and the rati
 It asserts nothing.
 """
 import argparse, json, os, signal, statistics, subprocess, sys, tempfile, time
-from private_pcscd import WebhookReceiver, finish, free_port, realtime_offset, start as start_pcscd, wait_for
+from private_pcscd import (WebhookReceiver, finish, free_port, print_stretches, realtime_offset, start as start_pcscd,
+                           wait_for)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 URI = rb"https://bench\.example/[a-z]+/[0-9]+"
@@ -116,17 +117,7 @@ def main():
                 process.wait(timeout=10)
         names = ["ATR -> first command", "first -> last command", "last command -> action", "ATR -> action"]
         print(f"action: {args.action}; {args.rounds} rounds of {args.taps} taps each, alternating; medians in ms")
-        print(f"{'stretch':<26}" + "".join(f"{s:>12}" for s in subjects))
-        for index, name in enumerate(names):
-            values = [statistics.median(f[index] for f in results[s]) if results[s] else float("nan")
-                      for s in subjects]
-            print(f"{name:<26}" + "".join(f"{v:>12.3f}" for v in values))
-        # TagRouter's own time after the last card answer: its p50 and p99 (the rest of the tap is pcscd and the tag).
-        for subject in subjects:
-            values = sorted(f[2] for f in results[subject])
-            if values:
-                p99 = values[min(len(values) - 1, int(round(0.99 * (len(values) - 1))))]
-                print(f"{subject}: last command -> action p50 {statistics.median(values):.3f} ms, p99 {p99:.3f} ms")
+        print_stretches(names, subjects, results, "action")
         print("commands per tap: " + ", ".join(f"{s} {sorted({f[4] for f in results[s]})}" for s in subjects)
               + "; taps measured: " + ", ".join(f"{s} {len(results[s])}" for s in subjects))
         for subject in subjects[1:]:
