@@ -25,13 +25,23 @@ public struct DesktopSession: Sendable {
         let directory = NSTemporaryDirectory() + "desktop-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var number = 100 + Int(getpid() % 500)
-        while FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { number += 1 }
-        let display = ":\(number)"
+        // Xvfb picks a free display itself and writes its number once it accepts connections (`-displayfd`), so
+        // two end-to-end processes starting a session at once never pick the same one.
         let xvfb = try ChildProcess.spawn(
-            "/usr/bin/Xvfb", [display, "-nolisten", "tcp"], environment: [:], outputPath: directory + "/xvfb.log",
-            errorPath: directory + "/xvfb.log")
+            "/usr/bin/Xvfb", ["-displayfd", "1", "-nolisten", "tcp"], environment: [:],
+            outputPath: directory + "/xvfb.display", errorPath: directory + "/xvfb.log")
         defer { xvfb.killAndReap() }
+        var display = ""
+        try await waitUntil("Xvfb to choose a display", timeout: .seconds(60)) {
+            guard xvfb.isRunning else {
+                let log = (try? String(contentsOfFile: directory + "/xvfb.log", encoding: .utf8)) ?? ""
+                throw HarnessError("Xvfb ended with status \(xvfb.status ?? -1): \(log)")
+            }
+            let written = (try? String(contentsOfFile: directory + "/xvfb.display", encoding: .utf8)) ?? ""
+            guard written.hasSuffix("\n"), let number = Int(written.dropLast()) else { return false }
+            display = ":\(number)"
+            return true
+        }
         let socket = directory + "/bus"
         // A session bus that starts no service by itself: the notification server is dunst when the test starts
         // it, and nothing otherwise (the host's session services would start one).
@@ -55,16 +65,15 @@ public struct DesktopSession: Sendable {
             outputPath: directory + "/dbus.log", errorPath: directory + "/dbus.log")
         defer { dbus.killAndReap() }
         try await waitUntil("the session bus at \(socket)") { FileManager.default.fileExists(atPath: socket) }
-        try await waitUntil("Xvfb on \(display)") {
-            FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
-        }
         let session = DesktopSession(busAddress: "unix:path=\(socket)", display: display, directory: directory)
         var dunst: ChildProcess?
         if notificationServer {
             dunst = try ChildProcess.spawn(
                 "/usr/bin/dunst", [], environment: session.environment, outputPath: directory + "/dunst.log",
                 errorPath: directory + "/dunst.log")
-            try await waitUntil("dunst on the session bus") { (try? await session.dunstctl(["is-paused"])) != nil }
+            try await waitUntil("dunst on the session bus", timeout: .seconds(60)) {
+                (try? await session.dunstctl(["is-paused"])) != nil
+            }
         }
         defer { dunst?.killAndReap() }
         try await body(session)
@@ -81,10 +90,25 @@ public struct DesktopSession: Sendable {
             "/usr/bin/xterm", ["-geometry", "80x10+0+0", "-e", "/bin/sh", "-c", "cat > \"$0\"", path],
             environment: environment, outputPath: directory + "/xterm.log", errorPath: directory + "/xterm.log")
         defer { xterm.killAndReap() }
-        try await waitUntil("the xterm window") {
-            (try? await run("xdotool", ["search", "--class", "xterm"])) != nil
+        // A readiness wait, so a generous one: xterm's first start on a fresh machine, beside the other
+        // end-to-end processes and the background builds of CI, has taken more than 10 s. If xterm ends
+        // instead, the wait stops at once and says what it printed.
+        do {
+            try await waitUntil("the xterm window", timeout: .seconds(60)) {
+                guard xterm.isRunning else { throw HarnessError("xterm ended with status \(xterm.status ?? -1)") }
+                return (try? await run("xdotool", ["search", "--class", "xterm"])) != nil
+            }
+            try await waitUntil("cat in the xterm", timeout: .seconds(60)) {
+                guard xterm.isRunning else { throw HarnessError("xterm ended with status \(xterm.status ?? -1)") }
+                return FileManager.default.fileExists(atPath: path)
+            }
+        } catch {
+            let log = (try? String(contentsOfFile: directory + "/xterm.log", encoding: .utf8)) ?? ""
+            let xvfb = (try? String(contentsOfFile: directory + "/xvfb.log", encoding: .utf8)) ?? ""
+            throw HarnessError(
+                "\(error); xterm printed \(log.debugDescription)\(xvfb.isEmpty ? "" : "; Xvfb printed \(xvfb.debugDescription)")"
+            )
         }
-        try await waitUntil("cat in the xterm") { FileManager.default.fileExists(atPath: path) }
         _ = try await run("xdotool", ["mousemove", "100", "50"])
         try await body()
     }
