@@ -63,6 +63,9 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
         var pending: [ReaderEvent] = []
         var needsReaderList = true
         var isServiceLost = false
+        /// Whether the next attempt to establish a context waits first: set when one failed or the service was
+        /// lost, so that what that failure reports is handed over before the wait, not after it.
+        var backsOffFirst = false
         /// Whether the first heartbeat, once the readers were first listed, was reported.
         var isWatching = false
         var retryDelay: RetryDelay
@@ -100,6 +103,10 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
 
         private mutating func step() async throws {
             guard let context else {
+                if backsOffFirst {
+                    backsOffFirst = false
+                    try await backOff()
+                }
                 try await establish()
                 return
             }
@@ -141,7 +148,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                     pending += state.serviceLost(error)
                 }
                 pending.append(.heartbeat)
-                try await backOff()
+                backsOffFirst = true
                 return
             }
             needsReaderList = true
@@ -165,7 +172,7 @@ public struct ReaderWatcher: AsyncSequence, Sendable {
                 await releaseContext()
                 isServiceLost = true
                 pending += state.serviceLost(error)
-                try await backOff()
+                backsOffFirst = true
             }
         }
 
