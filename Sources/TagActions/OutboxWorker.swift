@@ -69,7 +69,20 @@ public final class OutboxWorker: Service, Sendable {
         /// Every delivery from the start of an attempt until its outcome is recorded.
         var inFlight: Set<Int64> = []
         var isStopping = false
+        var loop = LoopState.working
     }
+
+    /// What the delivery loop is doing: at work, or waiting for its next turn.
+    public enum LoopState: Sendable, Equatable {
+        /// Recording outcomes and starting due deliveries.
+        case working
+        /// Waiting until the given time (the next delivery due), or, when `nil`, until it is woken (by an attempt
+        /// that ends, ``enqueue(_:)``, ``wake()`` or shutdown).
+        case waiting(until: ContinuousClock.Instant?)
+    }
+
+    /// What the delivery loop is doing now; for a test that a delivery made due from outside waits for ``wake()``.
+    public var loopState: LoopState { shared.withLock { $0.loop } }
 
     /// Creates a worker.
     /// - Parameters:
@@ -192,7 +205,9 @@ public final class OutboxWorker: Service, Sendable {
             let delay: Duration? =
                 databaseFailedAt != nil
                 ? .seconds(1) : stopping || isFull ? nil : nextWake(excluding: inFlight)
+            shared.withLock { $0.loop = .waiting(until: delay.map { ContinuousClock.now + $0 }) }
             await wakeup.wait(for: delay)
+            shared.withLock { $0.loop = .working }
         }
     }
 
