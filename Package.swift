@@ -332,6 +332,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The browser tests' Playwright script, run from the source tree by ConsoleBrowserTests.
+            exclude: ["Browser"],
             swiftSettings: swiftSettings
         ),
         // Test helpers: a program that records its argv/environment, and a child that fills the outbox then dies.
