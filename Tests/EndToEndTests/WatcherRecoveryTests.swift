@@ -147,6 +147,49 @@ extension WatcherRecoveryTests {
         }
     }
 
+    @Test func whatALostServiceReportsArrivesBeforeTheBackoff() async throws {
+        try await withPCSCD { pcscd in
+            let slot = VirtualReader(port: pcscd.vpcdPort(slot: 0), logger: logger)
+            let reader = pcscd.readerName(slot: 0)
+            let card = try slot.present(try Type2Card(model: .ntag213, message: []))
+            // A first back-off of 60 s: the readers and the card must be reported gone before it, not after.
+            let watcher = ReaderWatcher(logger: logger, firstRetryDelay: .seconds(60))
+            let seen = SeenEvents()
+            let task = Task {
+                var events = watcher.makeAsyncIterator()
+                while let event = await events.nextChange() { seen.events.withLock { $0.append(event) } }
+            }
+            func waitForEvents(_ count: Int) async -> [ReaderEvent] {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < deadline, seen.events.withLock({ $0.count }) < count {
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+                return seen.events.withLock { $0 }
+            }
+            let before = await waitForEvents(3)
+            #expect(before.count == 3, "\(before)")
+            guard before.count == 3, case .cardPresented = before[2] else {
+                Issue.record("expected the readers and the card, not \(before)")
+                return
+            }
+            await pcscd.stop()
+            await card.waitUntilGone()
+            let all = await waitForEvents(7)
+            watcher.stop()
+            _ = await Self.end(of: task)
+            #expect(all.count == 7, "\(all)")
+            guard all.count == 7 else { return }
+            guard case .serviceLost = all[3] else {
+                Issue.record("expected serviceLost, not \(all[3])")
+                return
+            }
+            #expect(
+                Array(all[4...]) == [
+                    .cardRemoved(reader: reader), .readerRemoved(reader), .readerRemoved(pcscd.readerName(slot: 1)),
+                ])
+        }
+    }
+
     @Test func stoppingTheWatcherWhilePcscdIsAwayEndsItsBackoff() async throws {
         try await withPCSCD { pcscd in
             await pcscd.stop()
@@ -165,6 +208,11 @@ extension WatcherRecoveryTests {
             #expect(all.allSatisfy { if case .serviceLost = $0 { true } else { false } }, "\(all)")
         }
     }
+}
+
+/// The events a watching task saw so far.
+final class SeenEvents: Sendable {
+    let events = Mutex<[ReaderEvent]>([])
 }
 
 /// The latest value a task set, for a test to wait on with a limit.
