@@ -7,6 +7,7 @@ import VirtualTag
 
 import struct TestSupport.HarnessError
 import class TestSupport.PrivatePCSCD
+import func TestSupport.waitUntil
 
 @testable import PCSC
 
@@ -154,15 +155,15 @@ extension WatcherRecoveryTests {
             let card = try slot.present(try Type2Card(model: .ntag213, message: []))
             // A first back-off of 60 s: the readers and the card must be reported gone before it, not after.
             let watcher = ReaderWatcher(logger: logger, firstRetryDelay: .seconds(60))
+            defer { watcher.stop() }
             let seen = SeenEvents()
             let task = Task {
                 var events = watcher.makeAsyncIterator()
                 while let event = await events.nextChange() { seen.events.withLock { $0.append(event) } }
             }
             func waitForEvents(_ count: Int) async -> [ReaderEvent] {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while ContinuousClock.now < deadline, seen.events.withLock({ $0.count }) < count {
-                    try? await Task.sleep(for: .milliseconds(20))
+                try? await waitUntil("\(count) events", timeout: .seconds(30)) {
+                    seen.events.withLock { $0.count } >= count
                 }
                 return seen.events.withLock { $0 }
             }
