@@ -73,7 +73,7 @@ public final class OutboxWorker: Service, Sendable {
     }
 
     /// What the delivery loop is doing: at work, or waiting for its next turn.
-    public enum LoopState: Sendable, Equatable {
+    package enum LoopState: Sendable, Equatable {
         /// Recording outcomes and starting due deliveries.
         case working
         /// Waiting until the given time (the next delivery due), or, when `nil`, until it is woken (by an attempt
@@ -82,7 +82,7 @@ public final class OutboxWorker: Service, Sendable {
     }
 
     /// What the delivery loop is doing now; for a test that a delivery made due from outside waits for ``wake()``.
-    public var loopState: LoopState { shared.withLock { $0.loop } }
+    package var loopState: LoopState { shared.withLock { $0.loop } }
 
     /// Creates a worker.
     /// - Parameters:
