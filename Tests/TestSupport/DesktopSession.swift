@@ -90,16 +90,19 @@ public struct DesktopSession: Sendable {
             "/usr/bin/xterm", ["-geometry", "80x10+0+0", "-e", "/bin/sh", "-c", "cat > \"$0\"", path],
             environment: environment, outputPath: directory + "/xterm.log", errorPath: directory + "/xterm.log")
         defer { xterm.killAndReap() }
-        // A readiness wait, so a generous one: xterm's first start on a fresh machine, beside the other
-        // end-to-end processes and the background builds of CI, has taken more than 10 s. If xterm ends
-        // instead, the wait stops at once and says what it printed.
+        // Readiness waits, so generous ones: xterm's first start on a fresh machine, beside the other end-to-end
+        // processes and CI's background builds, may take more than the usual 10 s. If xterm ends instead, they stop
+        // at once, and the error says what xterm and Xvfb printed.
+        func checkXterm() throws {
+            guard xterm.isRunning else { throw HarnessError("xterm ended with status \(xterm.status ?? -1)") }
+        }
         do {
             try await waitUntil("the xterm window", timeout: .seconds(60)) {
-                guard xterm.isRunning else { throw HarnessError("xterm ended with status \(xterm.status ?? -1)") }
+                try checkXterm()
                 return (try? await run("xdotool", ["search", "--class", "xterm"])) != nil
             }
             try await waitUntil("cat in the xterm", timeout: .seconds(60)) {
-                guard xterm.isRunning else { throw HarnessError("xterm ended with status \(xterm.status ?? -1)") }
+                try checkXterm()
                 return FileManager.default.fileExists(atPath: path)
             }
         } catch {
