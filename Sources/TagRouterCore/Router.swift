@@ -260,6 +260,10 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
     /// The tap's path up to its outcome; a dispatch shows its outcome on the reader once its first action started.
     private func readDecideDispatch(_ tap: Tap, signal: TapSignal) async -> TapOutcome {
         var tag: ReadTag
+        // Whether `learn` held the reader when the tag arrived, looked at before the read: `learn` reads the same
+        // tag meanwhile, may enroll it and end (its claim gone) before this read is done, and ignores a tag that
+        // was already there when it claimed the reader.
+        let heldByLearn = isHeldByLearn(tap.reader)
         let read = await pipeline.read(tap)
         // The read's own connection, still open: the signal goes over it, and the tap ends it (not a later tap's).
         signal.connection = cardReader.tapConnection(reader: tap.reader)
@@ -267,7 +271,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         case .failed(let failure):
             // `learn` reads the same tag meanwhile, and two readers of one card can make one read fail: a reader
             // it holds is left to it, failed read or not.
-            if isHeldByLearn(tap.reader) { return .heldByLearn(TagSummary(reader: tap.reader)) }
+            if heldByLearn { return .heldByLearn(TagSummary(reader: tap.reader)) }
             return .readFailed(reader: tap.reader, failure)
         case .invalidNDEF(let summary, let failure): return .invalidNDEF(summary, failure)
         case .read(let read): tag = read
@@ -276,10 +280,7 @@ where Events.Element == ReaderEvent, Events.Failure == Never {
         // it (admitted, refused, held by learn), so a copy of it is worth nothing later.
         let sunCounter = spendSUNCounter(of: tag)
         let lock = lock(of: tap.reader)
-        let mayMatter = !tag.matches.isEmpty || tag.refusal != nil || lock != nil
-        let facts = TapFacts(
-            sunCounter: sunCounter, lock: lock, isHeldByLearn: mayMatter && isHeldByLearn(tap.reader),
-            now: configuration.now())
+        let facts = TapFacts(sunCounter: sunCounter, lock: lock, isHeldByLearn: heldByLearn, now: configuration.now())
         let returning: String?
         switch updatePresentations({ $0.decide(tag, serial: tap.serial, facts: facts) }) {
         case .ended(let outcome): return outcome

@@ -17,7 +17,7 @@ struct TapFacts: Sendable {
     var sunCounter: SUNCounter
     /// The reader's lockout now, and the rule in force that set it; nil: not locked.
     var lock: (rule: Rule, index: Int)?
-    /// Whether `tagrouter learn` holds the reader (``LearnClaim``).
+    /// Whether `tagrouter learn` held the reader when the tag arrived (``LearnClaim``).
     var isHeldByLearn: Bool
     /// The current time on the router's clock.
     var now: ContinuousClock.Instant

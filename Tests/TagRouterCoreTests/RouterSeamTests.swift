@@ -127,4 +127,43 @@ final class MemorySUNCounters: SUNCounterStore {
             return
         }
     }
+
+    @Test("the learn claim is looked at when the tag arrives, not when the router's read of it ends")
+    func learnClaimAtArrival() async throws {
+        let embedded = try EmbeddedRouter(rules: Self.rules, environment: Self.environment)
+        _ = embedded.router.handle(.readerAdded(Self.reader))
+        let path = LearnClaim.path(in: (embedded.rulesFile as NSString).deletingLastPathComponent)
+        let claim = try JSONEncoder().encode(LearnClaim(readers: [Self.reader], until: Date().addingTimeInterval(60)))
+        // One tap: the claim written before the tag arrives when `claimedAtArrival`, `toggle` done during the read.
+        func tap(counter: UInt32, claimedAtArrival: Bool, toggle: () throws -> Void) async throws -> TapOutcome {
+            if claimedAtArrival { try claim.write(to: URL(fileURLWithPath: path)) }
+            embedded.cardReader.hold(Self.reader)
+            let tap = try #require(
+                try embedded.present(Self.reader, uri: try Self.sunURL(counter: counter), eventCount: 1))
+            async let outcome = embedded.process(tap)
+            try await embedded.wait { embedded.cardReader.isHolding(Self.reader) }
+            try toggle()
+            embedded.cardReader.release(Self.reader)
+            let result = await outcome
+            _ = embedded.router.handle(.cardRemoved(reader: Self.reader))
+            embedded.advance(by: .seconds(60))
+            return result
+        }
+        // `learn` read the tag, enrolled it and ended (its claim removed) before the router's read was done.
+        let ended = try await tap(counter: 1, claimedAtArrival: true) {
+            try FileManager.default.removeItem(atPath: path)
+        }
+        guard case .heldByLearn = ended else {
+            Issue.record("a tag that arrived while learn held the reader was acted on: \(ended)")
+            return
+        }
+        // `learn` started while the tag was already there: it ignores that tag, so the router does not.
+        let started = try await tap(counter: 2, claimedAtArrival: false) {
+            try claim.write(to: URL(fileURLWithPath: path))
+        }
+        guard case .dispatched = started else {
+            Issue.record("a tag that arrived before learn's claim was held: \(started)")
+            return
+        }
+    }
 }
