@@ -129,7 +129,9 @@ public struct FeliCaCard: VirtualCard {
         guard blocks.allSatisfy({ $0 < Self.userBlocks }) else { return [0x01, 0xA8] }
         if isRead {
             guard data.isEmpty else { return [0x01, 0xA2] }
-            return [0x00, 0x00, UInt8(blocks.count)] + blocks.flatMap { memory[($0 * 16)..<($0 * 16 + 16)] }
+            var answer: [UInt8] = [0x00, 0x00, UInt8(blocks.count)]
+            for block in blocks { answer += memory[(block * 16)..<(block * 16 + 16)] }
+            return answer
         }
         guard data.count == 16 * blocks.count else { return [0x01, 0xA2] }
         for (offset, block) in blocks.enumerated() {

@@ -2,7 +2,8 @@ import PCSC
 import Testing
 
 struct PCSCErrorTests {
-    @Test(arguments: [
+    /// Errors and their descriptions (typed: an untyped literal of tuples took the compiler seconds).
+    static let descriptions: [(PCSCError, String)] = [
         (
             PCSCError(call: "SCardTransmit", reader: "Virtual PCD 00 00", code: 0x8010_0069),
             "reader \"Virtual PCD 00 00\": SCardTransmit failed with SCARD_W_REMOVED_CARD (0x80100069): the card was "
@@ -24,7 +25,9 @@ struct PCSCErrorTests {
             "SCardListReaders failed with SCARD_E_SERVER_TOO_BUSY (0x80100031)"
         ),
         (PCSCError(call: "SCardStatus", code: 0x1234), "SCardStatus failed with unknown code (0x00001234)"),
-    ])
+    ]
+
+    @Test(arguments: descriptions)
     func descriptionIsOneSentenceNamingReaderCallAndCode(error: PCSCError, expected: String) {
         #expect(error.description == expected)
     }
