@@ -138,9 +138,9 @@ final class MemorySUNCounters: SUNCounterStore {
         func tap(counter: UInt32, claimedAtArrival: Bool, toggle: () throws -> Void) async throws -> TapOutcome {
             if claimedAtArrival { try claim.write(to: URL(fileURLWithPath: path)) }
             embedded.cardReader.hold(Self.reader)
-            let tap = try #require(
+            let presented = try #require(
                 try embedded.present(Self.reader, uri: try Self.sunURL(counter: counter), eventCount: 1))
-            async let outcome = embedded.process(tap)
+            async let outcome = embedded.process(presented)
             try await embedded.wait { embedded.cardReader.isHolding(Self.reader) }
             try toggle()
             embedded.cardReader.release(Self.reader)
