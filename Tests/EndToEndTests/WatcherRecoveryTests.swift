@@ -234,7 +234,6 @@ final class Latest<T: Sendable>: Sendable {
     }
 }
 
-/// Iterates `watcher` in a new task until the sequence ends: the events seen, and whether the task was cancelled.
 /// Iterates `watcher` in a task of its own; the changes it saw (heartbeats left out) and whether it was cancelled.
 func iterating(_ watcher: ReaderWatcher) -> Task<(events: [ReaderEvent], wasCancelled: Bool), Never> {
     Task {
