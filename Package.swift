@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "WebhookRetry", targets: ["WebhookRetry"]),
         .library(name: "VirtualTag", targets: ["VirtualTag"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
+        .library(name: "BundleFormat", targets: ["BundleFormat"]),
         .library(name: "FleetBundle", targets: ["FleetBundle"]),
     ],
     dependencies: [
@@ -152,11 +153,14 @@ let package = Package(
         ),
         // One JSON style for every JSON output (sorted keys, unescaped slashes, one line), Foundation only.
         .target(name: "JSONOutput", swiftSettings: swiftSettings),
-        // Signed bundles of rules (docs/fleet.md): packing, verifying (Ed25519) and fetching them (AsyncHTTPClient, or
-        // an MQTT topic's retained message through MQTTClient).
+        // The bundle file's layout and manifest (docs/fleet.md, "The bundle file"), read without cryptography: the
+        // parsing of hostile bundle files, and its fuzz target, build without swift-crypto.
+        .target(name: "BundleFormat", swiftSettings: swiftSettings),
+        // Signed bundles of rules (docs/fleet.md): packing and verifying them on BundleFormat's layout (swift-crypto's
+        // Ed25519 and SHA-256), their key files, the rules folder they are packed from and written to.
         .target(
             name: "FleetBundle",
-            dependencies: ["FileStatus", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["BundleFormat", "FileStatus", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // Where bundles come from: HTTPS sources polled with If-None-Match (AsyncHTTPClient) and MQTT topics' retained
@@ -165,7 +169,7 @@ let package = Package(
         .target(
             name: "BundleSources",
             dependencies: [
-                "FleetBundle", "Deadline", "MQTTClient",
+                "BundleFormat", "FleetBundle", "Deadline", "MQTTClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -210,10 +214,9 @@ let package = Package(
         .target(
             name: "TagRouterCore",
             dependencies: [
-                "FileStatus", "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules", "TagsFile",
-                "TagActions",
-                "StateStore", "LiveAssociations", "CSystemd", "CTimex", "ReaderFeedback", "FleetBundle",
-                "BundleSources", "Console",
+                "BundleFormat", "FileStatus", "JSONOutput", "NDEF", "NFCTag", "PCSC", "PeriodicWork", "TagRules",
+                "TagsFile", "TagActions", "StateStore", "LiveAssociations", "CSystemd", "CTimex", "ReaderFeedback",
+                "FleetBundle", "BundleSources", "Console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -228,10 +231,9 @@ let package = Package(
         .target(
             name: "RouterCommands",
             dependencies: [
-                "FileStatus", "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC", "SUNMessage", "TagRules",
-                "TagsFile",
-                "TagActions", "TagRouterCore", "VirtualTag", "StateStore", "LiveAssociations", "ReaderFeedback",
-                "FleetBundle", "MQTTClient", "Console",
+                "BundleFormat", "FileStatus", "CSystemd", "JSONOutput", "NDEF", "NFCTag", "NTAG424", "PCSC",
+                "SUNMessage", "TagRules", "TagsFile", "TagActions", "TagRouterCore", "VirtualTag", "StateStore",
+                "LiveAssociations", "ReaderFeedback", "FleetBundle", "MQTTClient", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -377,7 +379,8 @@ let package = Package(
         .testTarget(
             name: "FleetBundleTests",
             dependencies: [
-                "FleetBundle", "BundleSources", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "BundleFormat", "FleetBundle", "BundleSources", "HTTPTestSupport", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

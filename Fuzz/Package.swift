@@ -56,10 +56,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fuzz-type3-reader",
-            dependencies: [
-                "FuzzSupport", .product(name: "NFCTag", package: "TagRouter"),
-                .product(name: "VirtualTag", package: "TagRouter"),
-            ]
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
         ),
         .executableTarget(
             name: "fuzz-type1-reader",
@@ -68,10 +65,7 @@ let package = Package(
         // Type 5 and Type 3 writes on a tag that vanishes after a fuzzed number of commands, read back.
         .executableTarget(
             name: "fuzz-writers",
-            dependencies: [
-                "FuzzSupport", .product(name: "NFCTag", package: "TagRouter"),
-                .product(name: "VirtualTag", package: "TagRouter"),
-            ]
+            dependencies: ["FuzzSupport", .product(name: "NFCTag", package: "TagRouter")]
         ),
         .executableTarget(
             name: "fuzz-rules",
@@ -87,10 +81,11 @@ let package = Package(
             name: "fuzz-aasa",
             dependencies: ["FuzzSupport", .product(name: "AASAPatterns", package: "TagRouter")]
         ),
-        // The bundle parser, which reads files fetched from a URL or an MQTT topic (FleetBundle's SignedBundle).
+        // The bundle file's parsers, which read files fetched from a URL or an MQTT topic: its layout and its
+        // manifest (BundleFormat), without swift-crypto.
         .executableTarget(
             name: "fuzz-bundle",
-            dependencies: ["FuzzSupport", .product(name: "FleetBundle", package: "TagRouter")]
+            dependencies: ["FuzzSupport", .product(name: "BundleFormat", package: "TagRouter")]
         ),
         // WebhookRetry is the Foundation-only part of TagActions: building TagActions itself under the sanitizers
         // would pull NIO, AsyncHTTPClient, GRDB and BoringSSL.

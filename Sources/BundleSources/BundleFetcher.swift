@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+public import BundleFormat
 import Deadline
 public import FleetBundle
 public import Foundation
@@ -94,14 +95,14 @@ public final class BundleFetcher: Sendable {
             throw BundleError(.source, "\(source): answered HTTP \(status)\(location ?? "")")
         }
         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init),
-            length > SignedBundle.maximumSize
+            length > BundleLayout.maximumSize
         {
             throw BundleError(.tooLarge, "\(source): \(length) bytes announced, more than a bundle may take")
         }
         var body = Data()
         for try await chunk in response.body {
             body.append(contentsOf: chunk.readableBytesView)
-            guard body.count <= SignedBundle.maximumSize else {
+            guard body.count <= BundleLayout.maximumSize else {
                 throw BundleError(.tooLarge, "\(source): more bytes sent than a bundle may take")
             }
         }

@@ -1,3 +1,4 @@
+public import BundleFormat
 public import FleetBundle
 public import Foundation
 import MQTTClient

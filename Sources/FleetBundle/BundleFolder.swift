@@ -1,3 +1,4 @@
+public import BundleFormat
 import FileStatus
 public import Foundation
 

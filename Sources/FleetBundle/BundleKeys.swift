@@ -1,3 +1,4 @@
+public import BundleFormat
 public import Crypto
 public import Foundation
 
@@ -102,21 +103,6 @@ public struct BundlePublicKey: Sendable, Hashable {
     public var fileText: String { "\(Self.label) \(rawRepresentation.base64EncodedString())\n" }
 }
 
-/// A key's 8-byte identifier, written in hex.
-public struct BundleKeyID: Sendable, Hashable, CustomStringConvertible {
-    /// The 8 bytes.
-    public let bytes: [UInt8]
-
-    /// Creates an identifier.
-    /// - Parameter bytes: 8 bytes.
-    public init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    /// Lower-case hex, 16 digits.
-    public var description: String { BundleHex.encode(bytes) }
-}
-
 /// The one-line text of a key file.
 enum BundleKeyText {
     /// The largest key file read.
@@ -145,18 +131,5 @@ enum BundleKeyText {
             throw BundleError(.key, "\(file): the \(kind) is not 32 bytes in base64")
         }
         return raw
-    }
-}
-
-/// Lower-case hex.
-enum BundleHex {
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

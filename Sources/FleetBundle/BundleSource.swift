@@ -1,3 +1,4 @@
+public import BundleFormat
 public import Foundation
 
 /// Where a host takes bundles from (`--bundle-from`; docs/fleet.md, "Sources"): an HTTPS URL, or plain HTTP to a

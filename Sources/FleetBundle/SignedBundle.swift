@@ -1,28 +1,10 @@
+public import BundleFormat
 import Crypto
 public import Foundation
 
-/// A bundle: a rules folder's files with their manifest, signed (docs/fleet.md, "The bundle file").
-///
-/// The file's layout, every integer big-endian:
-///
-/// | offset | size | what |
-/// |---|---|---|
-/// | 0 | 8 | `TRBUNDLE` |
-/// | 8 | 8 | the signing key's ``BundleKeyID`` |
-/// | 16 | 4 | the manifest's length M, 2 to 1 MiB |
-/// | 20 | M | the manifest (``BundleManifest``), JSON |
-/// | 20 + M | 64 | the Ed25519 signature of bytes 0 to 20 + M |
-/// | 84 + M | … | each file's content, in the manifest's order, nothing after the last |
+/// A bundle: a rules folder's files with their manifest, signed (docs/fleet.md, "The bundle file"). The file's
+/// layout is `BundleLayout`'s; this adds what needs swift-crypto: the Ed25519 signature and every file's SHA-256.
 public struct SignedBundle: Sendable {
-    /// The first 8 bytes of every bundle.
-    public static let magic = Array("TRBUNDLE".utf8)
-    /// The largest manifest.
-    public static let maximumManifestSize = 1 << 20
-    /// The largest bundle file: the most its manifest and files may take.
-    public static let maximumSize = 84 + maximumManifestSize + BundleManifest.maximumTotalSize
-    static let headerSize = 20
-    static let signatureSize = 64
-
     /// One file of the bundle.
     public struct Entry: Sendable, Hashable {
         /// Its name.
@@ -91,9 +73,7 @@ public struct SignedBundle: Sendable {
             version: version, created: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded(.down)),
             files: files)
         let json = manifest.json
-        var data = Data(Self.magic)
-        data.append(contentsOf: key.publicKey.id.bytes)
-        data.append(contentsOf: Self.bigEndian(UInt32(json.count)))
+        var data = Data(BundleLayout.header(signer: key.publicKey.id, manifestLength: json.count))
         data.append(json)
         let signature: Data
         do {
@@ -122,61 +102,33 @@ public struct SignedBundle: Sendable {
         func fail(_ code: BundleError.Code, _ message: String) -> BundleError {
             BundleError(code, "\(name): \(message)")
         }
-        guard bytes.count <= Self.maximumSize else {
-            throw fail(.tooLarge, "\(bytes.count) bytes, more than a bundle may take (\(Self.maximumSize))")
-        }
-        guard bytes.count >= Self.magic.count, Array(bytes.prefix(Self.magic.count)) == Self.magic else {
-            throw fail(.format, "byte 0: not a TagRouter bundle (it does not start with 'TRBUNDLE')")
-        }
-        guard bytes.count >= Self.headerSize else {
-            throw fail(.truncated, "byte \(bytes.count): the file ends inside the 20-byte header")
-        }
-        let signer = BundleKeyID(Array(bytes[8..<16]))
-        let length = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
-        guard length >= 2, length <= Self.maximumManifestSize else {
-            throw fail(.tooLarge, "byte 16: a manifest length of \(length) bytes (from 2 to 1 MiB)")
-        }
-        let signedEnd = Self.headerSize + length
-        guard bytes.count >= signedEnd + Self.signatureSize else {
-            throw fail(
-                .truncated,
-                "byte \(bytes.count): the file ends before the manifest and signature end (byte \(signedEnd + Self.signatureSize))"
-            )
-        }
+        let layout = try BundleLayout(reading: bytes, name: name)
+        let signer = layout.signer
         guard let key = trustedKeys.first(where: { $0.id == signer }) else {
             throw fail(
                 .untrustedKey,
                 "signed by key \(signer), which this host does not trust (it trusts \(Self.list(trustedKeys)))")
         }
-        let signature = bytes[signedEnd..<(signedEnd + Self.signatureSize)]
-        guard key.isValidSignature(signature, for: bytes[0..<signedEnd]) else {
+        guard key.isValidSignature(bytes[layout.signature], for: bytes[layout.signed]) else {
             throw fail(
                 .signature,
-                "the signature (byte \(signedEnd)) does not verify with key \(signer): the bundle was altered after signing"
+                "the signature (byte \(layout.signature.lowerBound)) does not verify with key \(signer): the bundle was altered after signing"
             )
         }
         let manifest = try BundleManifest.parse(
-            Data(bytes[Self.headerSize..<signedEnd]), where: "\(name): manifest (bytes 20..<\(signedEnd))")
-        var offset = signedEnd + Self.signatureSize
+            Data(bytes[layout.manifest]),
+            where: "\(name): manifest (bytes \(layout.manifest.lowerBound)..<\(layout.manifest.upperBound))")
+        let ranges = try layout.contents(of: manifest, count: bytes.count, name: name)
         var entries: [Entry] = []
-        for file in manifest.files {
-            guard bytes.count >= offset + file.size else {
-                throw fail(
-                    .truncated,
-                    "byte \(bytes.count): the file ends inside \(file.path) (bytes \(offset)..<\(offset + file.size))")
-            }
-            let content = Data(bytes[offset..<(offset + file.size)])
+        for (file, range) in zip(manifest.files, ranges) {
+            let content = Data(bytes[range])
             guard BundleHex.encode(SHA256.hash(data: content)) == file.sha256 else {
                 throw fail(
                     .digest,
-                    "\(file.path) (bytes \(offset)..<\(offset + file.size)) does not have the SHA-256 its manifest gives"
+                    "\(file.path) (bytes \(range.lowerBound)..<\(range.upperBound)) does not have the SHA-256 its manifest gives"
                 )
             }
             entries.append(Entry(path: file.path, content: content))
-            offset += file.size
-        }
-        guard offset == bytes.count else {
-            throw fail(.format, "byte \(offset): \(bytes.count - offset) bytes after the last file")
         }
         self.manifest = manifest
         self.entries = entries
@@ -196,9 +148,5 @@ public struct SignedBundle: Sendable {
 
     private static func list(_ keys: [BundlePublicKey]) -> String {
         keys.isEmpty ? "no key" : keys.map { "\($0.id)" }.joined(separator: ", ")
-    }
-
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 }

@@ -1,3 +1,4 @@
+import BundleFormat
 import FleetBundle
 import Foundation
 import MQTTClient
@@ -21,7 +22,7 @@ extension BundleCommands {
         let data: Data
         do throws(BundleError) {
             let attributes = try? FileManager.default.attributesOfItem(atPath: file)
-            if let size = attributes?[.size] as? Int, size > SignedBundle.maximumSize {
+            if let size = attributes?[.size] as? Int, size > BundleLayout.maximumSize {
                 throw BundleError(.tooLarge, "\(file): \(size) bytes, more than a bundle may take")
             }
             guard let contents = FileManager.default.contents(atPath: file) else {
@@ -29,7 +30,7 @@ extension BundleCommands {
             }
             data = contents
             if keys.isEmpty {
-                guard data.starts(with: SignedBundle.magic) else {
+                guard data.starts(with: BundleLayout.magic) else {
                     throw BundleError(
                         .format, "\(file): byte 0: not a TagRouter bundle (it does not start with 'TRBUNDLE')")
                 }

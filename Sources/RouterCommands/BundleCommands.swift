@@ -1,3 +1,4 @@
+import BundleFormat
 import FleetBundle
 public import Foundation
 import TagRules
@@ -75,7 +76,7 @@ public enum BundleCommands {
         do throws(BundleError) {
             let trusted = try keys.map { (path) throws(BundleError) in try BundlePublicKey(contentsOf: path) }
             let attributes = try? FileManager.default.attributesOfItem(atPath: file)
-            if let size = attributes?[.size] as? Int, size > SignedBundle.maximumSize {
+            if let size = attributes?[.size] as? Int, size > BundleLayout.maximumSize {
                 throw BundleError(.tooLarge, "\(file): \(size) bytes, more than a bundle may take")
             }
             guard let data = FileManager.default.contents(atPath: file) else {

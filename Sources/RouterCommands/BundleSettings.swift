@@ -1,3 +1,4 @@
+import BundleFormat
 import FleetBundle
 import Foundation
 public import TagRouterCore

@@ -1,3 +1,4 @@
+import BundleFormat
 public import FleetBundle
 
 /// A bundle source given on the command line (`run --bundle-from`), checked as it is parsed.

@@ -1,3 +1,4 @@
+import BundleFormat
 public import FleetBundle
 public import Foundation
 public import Logging

@@ -1,3 +1,4 @@
+import BundleFormat
 public import BundleSources
 public import FleetBundle
 import Foundation

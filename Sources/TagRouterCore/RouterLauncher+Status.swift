@@ -1,3 +1,4 @@
+import BundleFormat
 import BundleSources
 import FleetBundle
 import Foundation

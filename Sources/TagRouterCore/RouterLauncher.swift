@@ -1,3 +1,4 @@
+import BundleFormat
 import BundleSources
 import Console
 import FleetBundle

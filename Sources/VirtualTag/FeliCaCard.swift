@@ -1,3 +1,5 @@
+import NFCTag
+
 /// An emulated FeliCa Lite-S formatted for NDEF (NFC Forum Type 3) behind one of the reader paths TagRouter
 /// knows (docs/tags.md, "Type 3 tags"):
 ///

@@ -2,19 +2,6 @@ import NDEF
 import TestSupport
 import Testing
 
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Test(arguments: decodeVectors.filter { !$0.hex.isEmpty })
 func everyTruncationFailsCleanly(_ vector: DecodeVector) {
     let bytes = Hex.bytes(vector.hex)
@@ -41,7 +28,7 @@ func everyByteMutationDecodesOrFails(_ vector: DecodeVector) {
 }
 
 @Test func randomBytesNeverCrash() {
-    var generator = SeededGenerator(state: 2026)
+    var generator = SplitMix64(seed: 2026)
     var decoded = 0
     for _ in 0..<20_000 {
         let count = Int.random(in: 0...48, using: &generator)

@@ -2,18 +2,6 @@ import NFCTag
 import TestSupport
 import Testing
 
-/// SplitMix64: a small deterministic generator, so every run checks the same inputs.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A random data area biased towards TLV tags and small lengths, so walks go deep.
 private func randomDataArea(size: Int, using generator: inout SplitMix64) -> [UInt8] {
     let interesting: [UInt8] = [0x00, 0x01, 0x02, 0x03, 0xFD, 0xFE, 0xFF, 0x03, 0x00, 0x02, 0x04, 0x10]
@@ -36,7 +24,7 @@ private func outcome(_ body: () async throws -> TagReading.Content) async -> Str
 /// walk agree on the content or on the exact error, and no read goes past the data area.
 @Test(arguments: 0..<8)
 func incrementalReadAgreesWithWholeDataAreaWalk(seed: UInt64) async throws {
-    var generator = SplitMix64(state: seed)
+    var generator = SplitMix64(seed: seed)
     for _ in 0..<250 {
         let size = Int.random(in: 1...40, using: &generator) * 8
         let dataArea = randomDataArea(size: size, using: &generator)

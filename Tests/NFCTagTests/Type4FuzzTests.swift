@@ -2,23 +2,11 @@ import NFCTag
 import TestSupport
 import Testing
 
-/// SplitMix64: a small deterministic generator, so every run checks the same inputs.
-private struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Hostile input: random CC files and NDEF files never crash or loop the Type 4 reader; whatever it returns
 /// as a message is exactly the file's bytes after NLEN, and it never reads past what NLEN needs.
 @Test(arguments: 0..<4)
 func randomType4CardsAreReadOrRejected(seed: UInt64) async throws {
-    var generator = Generator(state: seed)
+    var generator = SplitMix64(seed: seed)
     var messages = 0
     // Select, CC and NDEF selects and reads, and at most 600 bytes in 15-byte reads (the smallest MLe).
     let maximumCommands: Int = 6 + 600 / 15 + 1

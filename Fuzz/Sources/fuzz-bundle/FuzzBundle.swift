@@ -1,88 +1,117 @@
-import FleetBundle
+import BundleFormat
 import Foundation
 import FuzzSupport
 
-/// The bundle parser (`SignedBundle(verifying:)`, docs/fleet.md, "The bundle file"), which reads files fetched from a
-/// URL or an MQTT topic before anything else does. The first byte chooses the mode:
-/// - even: the rest is a bundle file, verified with a fixed trusted key. Invariants: a refusal is a `BundleError`
-///   whose sentence starts with the file's name; a bundle that verifies has one entry per manifest file, each with
-///   the size and SHA-256 the manifest gives, was signed by the trusted key, and verifies again from its own bytes
-///   to the same digest.
-/// - odd: the rest is a list of (2-byte offset, 1-byte mask) edits XORed into a valid signed bundle, then the file is
-///   cut to a length chosen by the last two bytes. Invariant: the bundle verifies exactly when no byte changed and
-///   nothing was cut: every alteration of a signed bundle is refused.
+/// The bundle file's parsers (docs/fleet.md, "The bundle file"), which read files fetched from a URL or an MQTT
+/// topic before anything else does: `BundleLayout` and `BundleManifest.parse`, without swift-crypto (the signature
+/// and the digests are swift-crypto's; that every alteration of a signed bundle is refused is a property test,
+/// `SignedBundleTests`). The first byte chooses the mode:
+/// - even: the rest is a bundle file. Invariants: a refusal is a `BundleError` of one line starting with the file's
+///   name; a layout that reads names the header's key id and manifest length, and the file holds the manifest and
+///   the signature. Its manifest is then parsed as if the signature verified, and its files placed: the ranges
+///   follow one another from the signature's end with the manifest's sizes, the last one ending the file, and the
+///   placing fails exactly when the sizes do not add up to the file (`truncated` when the file is shorter,
+///   `format` when longer).
+/// - odd: the rest is a manifest. Invariants: a refusal is one line starting with the place given; a manifest that
+///   parses has unique allowed paths, sizes within the limits, 64 lower-case hex digits for each SHA-256, and
+///   reads back from its own JSON as the same manifest, whose JSON is the same bytes.
 @_cdecl("fuzz_bundle_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    // The key and the valid bundle are made once, before the first input: made lazily during one, what they keep
-    // would count as that input's leak.
-    _ = (signingKey, original)
-    return runFuzzer(argc, argv, fuzz)
+    runFuzzer(argc, argv, fuzz)
 }
-
-/// A fixed signing key (32 bytes of 0x01), so that the corpus's bundles are signed by the trusted key.
-let signingKey = try! BundleSigningKey(
-    text: BundleSigningKey.label + " " + Data(repeating: 1, count: 32).base64EncodedString(), file: "fuzz.key")
-/// The trusted keys, made anew for each input: kept in a global, the public key's `Data` (made by swift-crypto's
-/// `rawRepresentation`) was reported by LeakSanitizer as leaked at exit, though the global holds it.
-var trusted: [BundlePublicKey] { [signingKey.publicKey] }
-
-/// The valid bundle the odd mode alters: a rules file and a tags file.
-let original: [UInt8] = Array(
-    try! SignedBundle(
-        packing: [
-            .init(path: "10-door.yaml", content: Data("version: 1\nrules: []\n".utf8)),
-            .init(path: "tags.yaml", content: Data("version: 1\ntags: []\n".utf8)),
-        ], version: 7, created: Date(timeIntervalSince1970: 1_795_000_000), key: signingKey
-    ).data)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     guard let mode = input.byte() else { return 0 }
     if mode & 1 == 0 {
-        verifyWhole(input.rest())
+        readFile(input.rest())
     } else {
-        alter(input.rest())
+        if let manifest = parseManifest(input.rest(), where: "fuzz.json") { checkManifest(manifest) }
     }
     return 0
 }
 
-func verifyWhole(_ bytes: [UInt8]) {
-    let file = Data(bytes)
+/// Checks that a refusal is one line that starts with `prefix`.
+func checkRefusal(_ error: BundleError, _ prefix: String) {
+    check(error.message.hasPrefix(prefix), "a refusal that does not start with '\(prefix)': \(error.message)")
+    check(!error.message.contains("\n"), "a refusal of more than one line: \(error.message)")
+}
+
+func readFile(_ bytes: [UInt8]) {
+    let layout: BundleLayout
     do {
-        let bundle = try SignedBundle(verifying: file, name: "fuzz.trb", trustedKeys: trusted)
-        check(bundle.signer == signingKey.publicKey.id, "signed by \(bundle.signer)")
-        check(bundle.entries.count == bundle.manifest.files.count, "entries and manifest differ in number")
-        for (entry, described) in zip(bundle.entries, bundle.manifest.files) {
-            check(entry.path == described.path, "entry \(entry.path) is described as \(described.path)")
-            check(entry.content.count == described.size, "\(entry.path): size differs from the manifest's")
-            check(
-                SignedBundle.digest(of: entry.content) == described.sha256,
-                "\(entry.path): SHA-256 differs from the manifest's")
-        }
-        let again = try SignedBundle(verifying: bundle.data, name: "again.trb", trustedKeys: trusted)
-        check(again.digest == bundle.digest && again.digest == SignedBundle.digest(of: file), "digest unstable")
+        layout = try BundleLayout(reading: bytes, name: "fuzz.trb")
     } catch {
-        check(error.message.hasPrefix("fuzz.trb") || error.message.hasPrefix("again.trb"), "\(error.message)")
-        check(!error.message.contains("\n"), "a refusal is one line: \(error.message)")
+        checkRefusal(error, "fuzz.trb: ")
+        return
+    }
+    check(Array(bytes.prefix(8)) == BundleLayout.magic, "a layout without the magic")
+    check(layout.signer.bytes == Array(bytes[8..<16]), "the signer is not bytes 8..<16")
+    check(layout.manifestLength == bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, "the manifest length differs")
+    check((2...BundleLayout.maximumManifestSize).contains(layout.manifestLength), "a manifest length out of range")
+    check(
+        layout.manifest.lowerBound == BundleLayout.headerSize && layout.manifest.upperBound == layout.signed.upperBound
+            && layout.signature.lowerBound == layout.signed.upperBound
+            && layout.signature.count == BundleLayout.signatureSize && layout.signature.upperBound <= bytes.count,
+        "the manifest and the signature are not where the header puts them")
+    check(
+        BundleLayout.header(signer: layout.signer, manifestLength: layout.manifestLength) == Array(bytes.prefix(20)),
+        "the header does not write back to its bytes")
+    let place = "fuzz.trb: manifest (bytes \(layout.manifest.lowerBound)..<\(layout.manifest.upperBound))"
+    guard let manifest = parseManifest(Array(bytes[layout.manifest]), where: place) else { return }
+    checkManifest(manifest)
+    let total = manifest.files.reduce(layout.signature.upperBound) { $0 + $1.size }
+    do {
+        let ranges = try layout.contents(of: manifest, count: bytes.count, name: "fuzz.trb")
+        check(total == bytes.count, "files placed though their sizes add up to \(total), not \(bytes.count)")
+        var offset = layout.signature.upperBound
+        for (range, file) in zip(ranges, manifest.files) {
+            check(range.lowerBound == offset && range.count == file.size, "\(file.path) is not where it follows")
+            offset = range.upperBound
+        }
+        check(ranges.count == manifest.files.count && offset == bytes.count, "the files do not end the bundle")
+    } catch {
+        checkRefusal(error, "fuzz.trb: ")
+        check(total != bytes.count, "files refused though their sizes add up to the file: \(error.message)")
+        check(
+            error.code == (total > bytes.count ? .truncated : .format),
+            "\(error.code) for files that add up to \(total) in \(bytes.count) bytes")
     }
 }
 
-func alter(_ edits: [UInt8]) {
-    var bytes = original
-    var index = 0
-    while index + 3 <= edits.count - 2 {
-        let offset = (Int(edits[index]) << 8 | Int(edits[index + 1])) % bytes.count
-        bytes[offset] ^= edits[index + 2]
-        index += 3
+func parseManifest(_ bytes: [UInt8], where place: String) -> BundleManifest? {
+    do {
+        return try BundleManifest.parse(Data(bytes), where: place)
+    } catch {
+        checkRefusal(error, place + ": ")
+        return nil
     }
-    var length = bytes.count
-    if edits.count >= 2 {
-        let cut = Int(edits[edits.count - 2]) << 8 | Int(edits[edits.count - 1])
-        // Values past the length leave it whole, so most inputs alter bytes only.
-        if cut < bytes.count { length = cut }
+}
+
+func checkManifest(_ manifest: BundleManifest) {
+    check(manifest.version >= 1 && manifest.version <= BundleManifest.maximumVersion, "version \(manifest.version)")
+    check(manifest.files.count <= BundleManifest.maximumFileCount, "\(manifest.files.count) files")
+    check(Set(manifest.files.map(\.path)).count == manifest.files.count, "a path listed twice")
+    var total = 0
+    for file in manifest.files {
+        check(BundlePath.problem(file.path) == nil, "a path that is not allowed: \(file.path)")
+        check(file.size >= 0 && file.size <= BundleManifest.maximumFileSize, "\(file.path): size \(file.size)")
+        total += file.size
+        check(
+            file.sha256.utf8.count == 64
+                && file.sha256.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) },
+            "\(file.path): SHA-256 '\(file.sha256)'")
     }
-    let altered = Array(bytes.prefix(length))
-    let verified = (try? SignedBundle(verifying: Data(altered), name: "fuzz.trb", trustedKeys: trusted)) != nil
-    check(verified == (altered == original), "an altered bundle verified, or the original did not")
+    check(total <= BundleManifest.maximumTotalSize, "files of \(total) bytes in all")
+    let json = manifest.json
+    do {
+        let again = try BundleManifest.parse(json, where: "again")
+        check(
+            again == manifest,
+            "the manifest reads back from its JSON as another: \(String(decoding: json, as: UTF8.self))")
+        check(again.json == json, "the manifest's JSON is not a fixed point")
+    } catch {
+        check(false, "the manifest's own JSON is refused: \(error.message)")
+    }
 }

@@ -1,6 +1,5 @@
 import FuzzSupport
 import NFCTag
-import VirtualTag
 
 /// Type 3 (FeliCa) reads driven by a fuzzed card. The first byte picks the card:
 /// - even: a FeliCa card whose user blocks (attribute block, then data blocks) are the rest of the input,

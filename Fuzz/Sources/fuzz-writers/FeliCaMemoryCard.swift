@@ -1,6 +1,5 @@
 import FuzzSupport
 import NFCTag
-import VirtualTag
 
 /// A FeliCa card whose user blocks are given, answering `FF CA`, Polling, Read and Write Without Encryption as
 /// `Sources/VirtualTag/FeliCaCard.swift` does, through the ACR122U (PN532), ACR1252U (direct) or Identiv

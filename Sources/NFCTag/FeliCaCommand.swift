@@ -1,5 +1,6 @@
-/// A FeliCa command frame as a card receives it (`LEN CODE …`), parsed once for the emulated cards: `FeliCaCard`
-/// and the fuzz targets' FeliCa cards answer from this (docs/tags.md, "Type 3 tags").
+/// A FeliCa command frame as a card receives it (`LEN CODE …`): the other side of `FeliCaFrame`, which builds
+/// the frames the reader sends (docs/tags.md, "Type 3 tags"). `VirtualTag`'s `FeliCaCard` and the fuzz targets'
+/// FeliCa cards answer from this; it lives beside the frames it parses so that a fuzz target needs no emulator.
 public enum FeliCaCommand: Sendable, Hashable {
     /// Polling (`00`) for a system code (`FFFF` for any).
     case polling(system: Int)

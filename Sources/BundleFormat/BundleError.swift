@@ -1,4 +1,4 @@
-/// The one error type of FleetBundle: a bundle, a key or a bundle source that cannot be used. Its description is
+/// The one error type of bundles (`BundleFormat` and `FleetBundle`): a bundle, a key or a bundle source that cannot be used. Its description is
 /// one sentence naming the file (and the byte offset or the file inside the bundle) and what is wrong
 /// (docs/fleet.md, "What happens when").
 public struct BundleError: Error, Sendable, Hashable, CustomStringConvertible {
