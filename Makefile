@@ -20,22 +20,15 @@
 #   make screenshots  docs/console/*.png, taken by the console's browser tests (root)
 SWIFT ?= swift
 CONFIG ?= debug
-# make's own builds carry no debug information and no index store (the editor's index): the tests and the router
-# need neither, and without them a cold debug build with the tests takes about 10% less CPU time (docs/development.md,
-# "Continuous integration"). Every target below builds with the same flags, so that none rebuilds what another built;
-# a plain `swift build` (debug information, for lldb) shares .build and rebuilds it. DEBUG_FLAGS= keeps both.
-DEBUG_FLAGS ?= --disable-index-store -debug-info-format none
 
 .PHONY: check-alerts run test soak measure fault screenshots fuzz-smoke fuzz-build build lint format bench clean release manuals completions install uninstall deb \
 	package-test
 
 build:
 	scripts/setup run
-	$(SWIFT) build -c $(CONFIG) $(DEBUG_FLAGS)
+	$(SWIFT) build -c $(CONFIG)
 
 run:
-	scripts/setup run
-	$(SWIFT) build $(DEBUG_FLAGS)
 	scripts/run
 
 # What the build needs is installed first; what only the tests use (a browser, a broker, an X server, Playwright's
@@ -47,7 +40,7 @@ test:
 	scripts/check-imports
 	$(MAKE) --no-print-directory check-alerts
 	@mkdir -p .build && chrt --idle 0 scripts/setup test > .build/setup-test.log 2>&1 & setup=$$!; \
-		$(SWIFT) build --build-tests $(DEBUG_FLAGS); built=$$?; \
+		$(SWIFT) build --build-tests; built=$$?; \
 		wait $$setup; installed=$$?; cat .build/setup-test.log; \
 		[ $$installed -eq 0 ] && [ $$built -eq 0 ]
 	scripts/test
@@ -65,25 +58,25 @@ check-alerts:
 # The long runs that `make test` keeps short: 1,000 interleaved taps on two readers.
 soak:
 	scripts/setup test
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	$(SWIFT) build --build-tests
 	TAGROUTER_INTERLEAVED_TAPS=500 $(SWIFT) test --skip-build --filter 'FaultActionTests/interleavedTaps'
 
 # A measurement that prints figures and asserts nothing: make test leaves it out.
 measure:
 	scripts/setup test
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	$(SWIFT) build --build-tests
 	TAGROUTER_MEASURE=1 $(SWIFT) test --skip-build --filter TapOverheadMeasurement
 
 # The console's screenshots in docs/console/, taken by its browser tests in Chromium (docs/console.md).
 screenshots:
 	scripts/setup test
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	$(SWIFT) build --build-tests
 	mkdir -p docs/console
 	TAGROUTER_SCREENSHOTS=$(CURDIR)/docs/console $(SWIFT) test --skip-build --filter ConsoleBrowserTests
 
 fault:
 	scripts/setup test
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter 'Fault(PCSCD|Tag|Action|Write|MQTT)Tests|ClassicWriteFaultTests'
 
 # The smoke run builds without optimization: in about 60% of the CPU time of an optimized build, and a 10 s run
@@ -146,8 +139,13 @@ release:
 
 # Man pages from the argument parser itself (swift-argument-parser's generate-manual plugin), one per command.
 # The plugin builds the package itself, in debug and in the tests' build folder: after `make test` it has nothing to build.
-manuals:
-	$(SWIFT) package $(DEBUG_FLAGS) plugin generate-manual --configuration debug --multi-page --section 1 \
+# They are made again only when a source is newer than they are: the plugin costs about 40 s even with nothing to
+# build (it builds its own tool first), and CI makes them beside the release build (.ci/run).
+MANUALS_MADE = $(GENERATED)/man/.made
+manuals: $(MANUALS_MADE)
+
+$(MANUALS_MADE): Package.swift $(shell find Sources -name '*.swift')
+	$(SWIFT) package plugin generate-manual --configuration debug --multi-page --section 1 \
 		--authors "the TagRouter authors"
 	rm -rf $(GENERATED)/man && mkdir -p $(GENERATED)/man
 	# tagrouter.run.1 becomes tagrouter-run.1 (`man tagrouter-run`, as git does), named so in NAME for whatis and
@@ -159,6 +157,7 @@ manuals:
 		sed -e '/\.Xr tagrouter\.help 1/d' -e 's/tagrouter\.\([a-z]*\) 1/tagrouter-\1 1/' -e 's/^\.Dt TAGROUTER\./.Dt TAGROUTER-/' \
 			-e 's/^\.Nm "tagrouter \([a-z]*\)"$$/.Nm tagrouter-\1/' -e "s/^\.Nm$$/.Nm \"$$command\"/" \
 			$$page > $(GENERATED)/man/$$name; done
+	touch $@
 
 completions: release
 	rm -rf $(GENERATED)/completions && mkdir -p $(GENERATED)/completions
