@@ -1,16 +1,29 @@
 import Foundation
 
-/// Finds TCP ports for vpcd, which listens on a port and the next one.
+/// Finds TCP ports for vpcd, which listens on a port and the next one, and for a broker.
 enum FreePorts {
+    /// Where ports are chosen: below the kernel's range of ephemeral ports (`/proc/sys/net/ipv4/ip_local_port_range`,
+    /// 32768-60999 by default). A port in that range can become at any moment the local port of some outgoing
+    /// connection (another test process's, to its own vpcd or broker), and a server that stops and starts again on
+    /// its port, as pcscd and the broker do in the tests of outages, then fails with "Address already in use". If the
+    /// ephemeral range leaves too little below it, the whole range 20000-60000.
+    static let candidates: ClosedRange<UInt16> = {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        guard let low = text.split(whereSeparator: \.isWhitespace).first.flatMap({ UInt16($0) }), low > 22_000 else {
+            return 20_000...60_000
+        }
+        return 20_000...(low - 2)
+    }()
+
     /// Two consecutive free ports, the first returned.
     static func pair() throws -> UInt16 {
         for _ in 0..<100 {
-            let port = UInt16.random(in: 20_000...60_000)
+            let port = UInt16.random(in: candidates)
             if canBind(port) && canBind(port + 1) {
                 return port
             }
         }
-        throw HarnessError("no two consecutive free TCP ports found between 20000 and 60001")
+        throw HarnessError("no two consecutive free TCP ports found in \(candidates)")
     }
 
     /// Whether a socket can be bound to the port on all addresses right now.

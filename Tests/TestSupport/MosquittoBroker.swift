@@ -155,7 +155,7 @@ public final class MosquittoBroker: Sendable {
     /// A free TCP port on 127.0.0.1 for the broker.
     private static func freePort(excluding other: UInt16 = 0) throws -> UInt16 {
         for _ in 0..<100 {
-            let port = UInt16.random(in: 20_000...60_000)
+            let port = UInt16.random(in: FreePorts.candidates)
             if port != other && FreePorts.canBind(port) && !FreePorts.isListening(port) { return port }
         }
         throw HarnessError("no free TCP port found for mosquitto")
