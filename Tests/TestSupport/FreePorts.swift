@@ -26,6 +26,16 @@ enum FreePorts {
         throw HarnessError("no two consecutive free TCP ports found in \(candidates)")
     }
 
+    /// One free port, for a broker's listener.
+    /// - Parameter other: a port already chosen, which this one must not be.
+    static func single(excluding other: UInt16? = nil) throws -> UInt16 {
+        for _ in 0..<100 {
+            let port = UInt16.random(in: candidates)
+            if port != other && canBind(port) && !isListening(port) { return port }
+        }
+        throw HarnessError("no free TCP port found in \(candidates)")
+    }
+
     /// Whether a socket can be bound to the port on all addresses right now.
     static func canBind(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

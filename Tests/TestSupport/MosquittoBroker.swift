@@ -44,8 +44,8 @@ public final class MosquittoBroker: Sendable {
     public static func start(tls: Bool = false) async throws -> MosquittoBroker {
         let directory = NSTemporaryDirectory() + "tagrouter-mqtt-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let port = try freePort()
-        let tlsPort = tls ? try freePort(excluding: port) : nil
+        let port = try FreePorts.single()
+        let tlsPort = tls ? try FreePorts.single(excluding: port) : nil
         let broker = MosquittoBroker(port: port, tlsPort: tlsPort, directory: directory)
         try await tool(
             "/usr/bin/mosquitto_passwd", ["-b", "-c", directory + "/passwd", username, password], in: directory)
@@ -150,14 +150,5 @@ public final class MosquittoBroker: Sendable {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             throw HarnessError("\(path) \(arguments.joined(separator: " ")) failed:\n\(text)")
         }
-    }
-
-    /// A free TCP port on 127.0.0.1 for the broker.
-    private static func freePort(excluding other: UInt16 = 0) throws -> UInt16 {
-        for _ in 0..<100 {
-            let port = UInt16.random(in: FreePorts.candidates)
-            if port != other && FreePorts.canBind(port) && !FreePorts.isListening(port) { return port }
-        }
-        throw HarnessError("no free TCP port found for mosquitto")
     }
 }
