@@ -24,7 +24,18 @@ let package = Package(
         .library(name: "VirtualTag", targets: ["VirtualTag"]),
         .library(name: "MQTTClient", targets: ["MQTTClient"]),
         .library(name: "BundleFormat", targets: ["BundleFormat"]),
+        .library(name: "SUNMessage", targets: ["SUNMessage"]),
         .library(name: "FleetBundle", targets: ["FleetBundle"]),
+    ],
+    // SwiftCrypto, the default, is every build's: swift-crypto under CryptoPrimitives. FuzzingStandIns is the fuzz
+    // build's alone (Fuzz/Package.swift): CryptoPrimitives without swift-crypto, so that the parsers the fuzz targets
+    // reach build without BoringSSL.
+    traits: [
+        .trait(name: "SwiftCrypto", description: "CryptoPrimitives on swift-crypto (every build of the router)"),
+        .trait(
+            name: "FuzzingStandIns",
+            description: "CryptoPrimitives without cryptography, for the fuzz build alone (docs/RELIABILITY.md)"),
+        .default(enabledTraits: ["SwiftCrypto"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -71,16 +82,18 @@ let package = Package(
         // What a reader shows for a tap's outcome and the commands that make it show it (docs/tags.md, "Reader
         // feedback"): standard library only, shared by the rules, the router and the emulator.
         .target(name: "ReaderFeedback", swiftSettings: swiftSettings),
-        // NTAG 424 DNA's Secure Unique NFC messages, AES mode: both sides, on swift-crypto's AES-CBC and AES-CMAC.
+        // SHA-256, AES-CMAC and AES-CBC below the rule language: swift-crypto's, or the fuzz build's stand-ins
+        // (the traits above).
         .target(
-            name: "SUNMessage",
+            name: "CryptoPrimitives",
             dependencies: [
-                "CZlib",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+                .product(name: "CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
             ],
             swiftSettings: swiftSettings
         ),
+        // NTAG 424 DNA's Secure Unique NFC messages, AES mode: both sides, on CryptoPrimitives' AES-CBC and AES-CMAC.
+        .target(name: "SUNMessage", dependencies: ["CZlib", "CryptoPrimitives"], swiftSettings: swiftSettings),
         // Provisioning an NTAG 424 DNA for SUN (`write --sun`): the tag's commands (NFCTag) with EV2 secure
         // messaging (SUNMessage), above both so that neither imports the other.
         .target(name: "NTAG424", dependencies: ["NDEF", "NFCTag", "SUNMessage"], swiftSettings: swiftSettings),
@@ -88,15 +101,15 @@ let package = Package(
         // write them, the outbox stores them, the sender uses them.
         .target(
             name: "WebhookTarget",
-            dependencies: ["NDEF", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CryptoPrimitives", "NDEF"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "TagRules",
             dependencies: [
-                "AASAPatterns", "JSONOutput", "NDEF", "SUNMessage", "WebhookTarget", "ReaderFeedback",
+                "AASAPatterns", "CryptoPrimitives", "JSONOutput", "NDEF", "SUNMessage", "WebhookTarget",
+                "ReaderFeedback",
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -299,7 +312,8 @@ let package = Package(
         .testTarget(
             name: "TagRulesTests",
             dependencies: [
-                "AASAPatterns", "TagRules", "TagsFile", "SUNMessage", "TestSupport", "ReaderFeedback",
+                "AASAPatterns", "CryptoPrimitives", "TagRules", "TagsFile", "SUNMessage", "TestSupport",
+                "ReaderFeedback",
                 .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("Fixtures")],

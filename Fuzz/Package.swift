@@ -8,7 +8,9 @@ let package = Package(
     name: "TagRouterFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "TagRouter", path: "..")
+        // TagRouter without its default trait SwiftCrypto and with FuzzingStandIns: CryptoPrimitives' stand-ins
+        // instead of swift-crypto, so that nothing here builds BoringSSL (docs/RELIABILITY.md, "Fuzzing").
+        .package(name: "TagRouter", path: "..", traits: ["FuzzingStandIns"])
     ],
     targets: [
         .target(name: "CFuzzDriver"),
@@ -75,7 +77,10 @@ let package = Package(
         // Doors: the tags file, and the SUN message in a URI's query.
         .executableTarget(
             name: "fuzz-doors",
-            dependencies: ["FuzzSupport", .product(name: "TagRules", package: "TagRouter")]
+            dependencies: [
+                "FuzzSupport", .product(name: "NDEF", package: "TagRouter"),
+                .product(name: "SUNMessage", package: "TagRouter"), .product(name: "TagRules", package: "TagRouter"),
+            ]
         ),
         .executableTarget(
             name: "fuzz-aasa",

@@ -1,5 +1,4 @@
 import CZlib
-import Crypto
 import Foundation
 
 /// What went wrong in NTAG 424 DNA's authentication or secure messaging: one sentence.

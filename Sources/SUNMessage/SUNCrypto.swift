@@ -1,10 +1,9 @@
-import Crypto
-import CryptoExtras
+import CryptoPrimitives
 import Foundation
 
 /// The AES mode of NTAG 424 DNA's Secure Unique NFC message (NXP AN12196, "NTAG 424 DNA and NTAG 424 DNA TagTamper
 /// features and hints", and the NTAG 424 DNA data sheet, "Secure Dynamic Messaging"): the tag side (used by the
-/// emulated tag) and the reader side (used by rules). Only AES-CBC and AES-CMAC are used, from swift-crypto; LRP
+/// emulated tag) and the reader side (used by rules). Only AES-CBC and AES-CMAC are used (`CryptoPrimitives`); LRP
 /// mode is not implemented.
 public enum SUNCrypto {
     /// The length of every key: AES-128.
@@ -137,7 +136,9 @@ public enum SUNCrypto {
     public static func piccData(uid: [UInt8], counter: UInt32, padding: [UInt8], metaReadKey: [UInt8]) throws
         -> [UInt8]
     {
-        guard uid.count == 7, padding.count == 5 else { throw CryptoKitError.incorrectParameterSize }
+        guard uid.count == 7, padding.count == 5 else {
+            throw CryptoPrimitives.Failure("the UID is \(uid.count) bytes and the padding \(padding.count): 7 and 5")
+        }
         return try cbc(encrypt: [piccDataTag] + uid + counterBytes(counter) + padding, key: metaReadKey, iv: zeroBlock)
     }
 
@@ -197,7 +198,9 @@ public enum SUNCrypto {
     /// - Returns: the diversified key (16 bytes).
     /// - Throws: when the key is not 16 bytes or M is not 16 to 30 bytes.
     public static func diversified(masterKey: [UInt8], input: [UInt8]) throws -> [UInt8] {
-        guard (16...30).contains(input.count) else { throw CryptoKitError.incorrectParameterSize }
+        guard (16...30).contains(input.count) else {
+            throw CryptoPrimitives.Failure("the diversification input is \(input.count) bytes, not 16 to 30")
+        }
         return try cmac([0x01] + input, key: masterKey)
     }
 
@@ -223,25 +226,18 @@ public enum SUNCrypto {
         return (key, iv)
     }
 
-    static func cmac(_ message: [UInt8], key: [UInt8]) throws -> [UInt8] {
-        guard key.count == keyLength else { throw CryptoKitError.incorrectKeySize }
-        var mac = try AES.CMAC(key: SymmetricKey(data: key))
-        mac.update(data: message)
-        return Array(mac.finalize())
+    static func cmac(_ message: [UInt8], key: [UInt8]) throws(CryptoPrimitives.Failure) -> [UInt8] {
+        try CryptoPrimitives.aesCMAC(message, key: key)
     }
 
-    static func cbc(encrypt plain: [UInt8], key: [UInt8], iv: [UInt8]) throws -> [UInt8] {
-        guard key.count == keyLength else { throw CryptoKitError.incorrectKeySize }
-        return Array(
-            try AES._CBC.encrypt(
-                plain, using: SymmetricKey(data: key), iv: try AES._CBC.IV(ivBytes: iv), noPadding: true))
+    static func cbc(encrypt plain: [UInt8], key: [UInt8], iv: [UInt8]) throws(CryptoPrimitives.Failure) -> [UInt8] {
+        try CryptoPrimitives.aesCBC(encrypt: plain, key: key, iv: iv)
     }
 
-    static func cbc(decrypt encrypted: [UInt8], key: [UInt8], iv: [UInt8]) throws -> [UInt8] {
-        guard key.count == keyLength else { throw CryptoKitError.incorrectKeySize }
-        return Array(
-            try AES._CBC.decrypt(
-                encrypted, using: SymmetricKey(data: key), iv: try AES._CBC.IV(ivBytes: iv), noPadding: true))
+    static func cbc(decrypt encrypted: [UInt8], key: [UInt8], iv: [UInt8]) throws(CryptoPrimitives.Failure)
+        -> [UInt8]
+    {
+        try CryptoPrimitives.aesCBC(decrypt: encrypted, key: key, iv: iv)
     }
 
     /// Compares two MACs in time that does not depend on where they differ.

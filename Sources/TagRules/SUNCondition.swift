@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import NDEF
 import SUNMessage
@@ -146,7 +146,7 @@ struct SUNCondition: Sendable {
     /// The key set's id: the first 16 hex digits of SHA-256 over the meta read key, the file read key and the
     /// diversification input.
     static func keySetID(metaReadKey: [UInt8]?, fileReadKey: [UInt8], diversification: [UInt8]? = nil) -> String {
-        HexText.string(Array(SHA256.hash(data: (metaReadKey ?? []) + fileReadKey + (diversification ?? []))).prefix(8))
+        HexText.string(CryptoPrimitives.sha256((metaReadKey ?? []) + fileReadKey + (diversification ?? [])).prefix(8))
     }
 }
 

@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import NDEF
 
@@ -26,8 +26,7 @@ public enum URLRedaction {
         if let query = components.percentEncodedQuery { remainder += "?" + query }
         if let fragment = components.percentEncodedFragment { remainder += "#" + fragment }
         guard !remainder.isEmpty, remainder != "/" else { return shown }
-        let digest = SHA256.hash(data: Data(remainder.utf8))
-        return shown + "/<" + HexText.string(Array(digest).prefix(4)) + ">"
+        return shown + "/<" + HexText.string(CryptoPrimitives.sha256(Array(remainder.utf8)).prefix(4)) + ">"
     }
 
     /// The URL's `scheme://host[:port]` alone, or `nil` when it has no scheme or host.
