@@ -367,6 +367,7 @@ let package = Package(
         .target(
             name: "HTTPTestSupport",
             dependencies: [
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

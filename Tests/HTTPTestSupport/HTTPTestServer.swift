@@ -3,6 +3,7 @@ import NIOHTTP1
 import NIOPosix
 public import NIOSSL
 import Synchronization
+import TestSupport
 
 /// One request as the test server received it.
 public struct RecordedRequest: Sendable {
@@ -120,13 +121,10 @@ public final class HTTPTestServer: Sendable {
         }
     }
 
-    /// A port that was free a moment ago (bound, then released).
+    /// A port that was free a moment ago, below the kernel's ephemeral ports (``FreePorts``): a receiver that the
+    /// test stops and starts again on it must not find it taken by some outgoing connection in between.
     public static func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress!.port!
-        try await channel.close()
-        return port
+        Int(try FreePorts.single())
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Finds TCP ports for vpcd, which listens on a port and the next one, and for a broker.
-enum FreePorts {
+/// Finds TCP ports for vpcd, which listens on a port and the next one, for a broker and for the HTTP servers of the
+/// tests (`HTTPTestServer.freePort()`).
+public enum FreePorts {
     /// Where ports are chosen: below the kernel's range of ephemeral ports (`/proc/sys/net/ipv4/ip_local_port_range`,
     /// 32768-60999 by default). A port in that range can become at any moment the local port of some outgoing
     /// connection (another test process's, to its own vpcd or broker), and a server that stops and starts again on
@@ -26,9 +27,9 @@ enum FreePorts {
         throw HarnessError("no two consecutive free TCP ports found in \(candidates)")
     }
 
-    /// One free port, for a broker's listener.
+    /// One free port, for a broker's or an HTTP server's listener.
     /// - Parameter other: a port already chosen, which this one must not be.
-    static func single(excluding other: UInt16? = nil) throws -> UInt16 {
+    public static func single(excluding other: UInt16? = nil) throws -> UInt16 {
         for _ in 0..<100 {
             let port = UInt16.random(in: candidates)
             if port != other && canBind(port) && !isListening(port) { return port }
