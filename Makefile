@@ -144,19 +144,13 @@ release:
 MANUALS_MADE = $(GENERATED)/man/.made
 manuals: $(MANUALS_MADE)
 
-$(MANUALS_MADE): Package.swift $(shell find Sources -name '*.swift')
+$(MANUALS_MADE): Package.swift scripts/man-pages $(shell find Sources -name '*.swift')
 	$(SWIFT) package plugin generate-manual --configuration debug --multi-page --section 1 \
 		--authors "the TagRouter authors"
-	rm -rf $(GENERATED)/man && mkdir -p $(GENERATED)/man
-	# tagrouter.run.1 becomes tagrouter-run.1 (`man tagrouter-run`, as git does), named so in NAME for whatis and
-	# apropos while its synopsis keeps the command as typed (`tagrouter run`); `help` needs no page.
-	for page in .build/plugins/GenerateManual/outputs/tagrouter/*.1; do \
-		name=$$(basename $$page | sed 's/^tagrouter\./tagrouter-/; s/^tagrouter-1$$/tagrouter.1/'); \
-		case $$name in tagrouter-help.1) continue ;; esac; \
-		command=$$(basename $$name .1 | sed 's/-/ /'); \
-		sed -e '/\.Xr tagrouter\.help 1/d' -e 's/tagrouter\.\([a-z]*\) 1/tagrouter-\1 1/' -e 's/^\.Dt TAGROUTER\./.Dt TAGROUTER-/' \
-			-e 's/^\.Nm "tagrouter \([a-z]*\)"$$/.Nm tagrouter-\1/' -e "s/^\.Nm$$/.Nm \"$$command\"/" \
-			$$page > $(GENERATED)/man/$$name; done
+	rm -rf $(GENERATED)/man
+	# tagrouter.tags.list.1 becomes tagrouter-tags-list.1 (`man tagrouter-tags-list`, as git does), named so in NAME for
+	# whatis and apropos while its synopsis keeps the command as typed (`tagrouter tags list`); `help` needs no page.
+	scripts/man-pages .build/plugins/GenerateManual/outputs/tagrouter $(GENERATED)/man
 	touch $@
 
 completions: release
