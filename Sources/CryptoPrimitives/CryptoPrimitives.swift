@@ -68,18 +68,7 @@ public enum CryptoPrimitives {
     /// - Returns: the ciphertext, as long as the plaintext.
     /// - Throws: ``Failure`` when a length is wrong.
     public static func aesCBC(encrypt plain: [UInt8], key: [UInt8], iv: [UInt8]) throws(Failure) -> [UInt8] {
-        try check(key: key, iv: iv, data: plain)
-        #if SwiftCrypto
-            do {
-                return Array(
-                    try AES._CBC.encrypt(
-                        plain, using: SymmetricKey(data: key), iv: try AES._CBC.IV(ivBytes: iv), noPadding: true))
-            } catch {
-                throw Failure("swift-crypto refused it: \(error)")
-            }
-        #else
-            return StandIns.encrypt(plain, key: key, iv: iv)
-        #endif
+        try cbc(plain, key: key, iv: iv, encrypting: true)
     }
 
     /// AES-128 CBC decryption without padding.
@@ -90,17 +79,24 @@ public enum CryptoPrimitives {
     /// - Returns: the plaintext, as long as the ciphertext.
     /// - Throws: ``Failure`` when a length is wrong.
     public static func aesCBC(decrypt encrypted: [UInt8], key: [UInt8], iv: [UInt8]) throws(Failure) -> [UInt8] {
-        try check(key: key, iv: iv, data: encrypted)
+        try cbc(encrypted, key: key, iv: iv, encrypting: false)
+    }
+
+    private static func cbc(_ data: [UInt8], key: [UInt8], iv: [UInt8], encrypting: Bool) throws(Failure) -> [UInt8] {
+        try check(key: key, iv: iv, data: data)
         #if SwiftCrypto
             do {
+                let key = SymmetricKey(data: key)
+                let iv = try AES._CBC.IV(ivBytes: iv)
                 return Array(
-                    try AES._CBC.decrypt(
-                        encrypted, using: SymmetricKey(data: key), iv: try AES._CBC.IV(ivBytes: iv), noPadding: true))
+                    encrypting
+                        ? try AES._CBC.encrypt(data, using: key, iv: iv, noPadding: true)
+                        : try AES._CBC.decrypt(data, using: key, iv: iv, noPadding: true))
             } catch {
                 throw Failure("swift-crypto refused it: \(error)")
             }
         #else
-            return StandIns.decrypt(encrypted, key: key, iv: iv)
+            return encrypting ? StandIns.encrypt(data, key: key, iv: iv) : StandIns.decrypt(data, key: key, iv: iv)
         #endif
     }
 

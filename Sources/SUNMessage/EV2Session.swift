@@ -1,4 +1,5 @@
 import CZlib
+import CryptoPrimitives
 import Foundation
 
 /// What went wrong in NTAG 424 DNA's authentication or secure messaging: one sentence.
@@ -78,8 +79,9 @@ public struct EV2Session: Sendable, Hashable {
         do {
             return EV2Session(
                 transactionID: transactionID,
-                encryptionKey: try SUNCrypto.cmac([0xA5, 0x5A, 0x00, 0x01, 0x00, 0x80] + tail, key: key),
-                macKey: try SUNCrypto.cmac([0x5A, 0xA5, 0x00, 0x01, 0x00, 0x80] + tail, key: key), keyNumber: keyNumber)
+                encryptionKey: try CryptoPrimitives.aesCMAC([0xA5, 0x5A, 0x00, 0x01, 0x00, 0x80] + tail, key: key),
+                macKey: try CryptoPrimitives.aesCMAC([0x5A, 0xA5, 0x00, 0x01, 0x00, 0x80] + tail, key: key),
+                keyNumber: keyNumber)
         } catch {
             throw EV2Error("the key is not 16 bytes")
         }
@@ -243,7 +245,7 @@ public struct EV2Session: Sendable, Hashable {
     private func mac(_ input: [UInt8]) throws(EV2Error) -> [UInt8] {
         let full: [UInt8]
         do {
-            full = try SUNCrypto.cmac(input, key: macKey)
+            full = try CryptoPrimitives.aesCMAC(input, key: macKey)
         } catch {
             throw EV2Error("AES-CMAC failed: \(error)")
         }
@@ -277,7 +279,7 @@ public struct EV2Session: Sendable, Hashable {
 
     static func cbc(encrypt plain: [UInt8], key: [UInt8], iv: [UInt8]) throws(EV2Error) -> [UInt8] {
         do {
-            return try SUNCrypto.cbc(encrypt: plain, key: key, iv: iv)
+            return try CryptoPrimitives.aesCBC(encrypt: plain, key: key, iv: iv)
         } catch {
             throw EV2Error("AES-CBC encryption failed: \(error)")
         }
@@ -285,7 +287,7 @@ public struct EV2Session: Sendable, Hashable {
 
     static func cbc(decrypt encrypted: [UInt8], key: [UInt8], iv: [UInt8]) throws(EV2Error) -> [UInt8] {
         do {
-            return try SUNCrypto.cbc(decrypt: encrypted, key: key, iv: iv)
+            return try CryptoPrimitives.aesCBC(decrypt: encrypted, key: key, iv: iv)
         } catch {
             throw EV2Error("AES-CBC decryption failed: \(error)")
         }

@@ -88,7 +88,9 @@ public enum SUNCrypto {
         if let encData, encData.isEmpty || encData.count % 16 != 0 {
             return .malformed("the encrypted file data is \(encData.count) bytes, not a multiple of 16")
         }
-        guard let plain = try? cbc(decrypt: piccData, key: metaReadKey, iv: zeroBlock), plain[0] == piccDataTag else {
+        guard let plain = try? CryptoPrimitives.aesCBC(decrypt: piccData, key: metaReadKey, iv: zeroBlock),
+            plain[0] == piccDataTag
+        else {
             return .wrongKey
         }
         let uid = Array(plain[1..<8])
@@ -139,7 +141,8 @@ public enum SUNCrypto {
         guard uid.count == 7, padding.count == 5 else {
             throw CryptoPrimitives.Failure("the UID is \(uid.count) bytes and the padding \(padding.count): 7 and 5")
         }
-        return try cbc(encrypt: [piccDataTag] + uid + counterBytes(counter) + padding, key: metaReadKey, iv: zeroBlock)
+        return try CryptoPrimitives.aesCBC(
+            encrypt: [piccDataTag] + uid + counterBytes(counter) + padding, key: metaReadKey, iv: zeroBlock)
     }
 
     /// The SDMMAC: AES-CMAC with the session MAC key over `input`, its odd bytes (8 of 16).
@@ -152,7 +155,7 @@ public enum SUNCrypto {
     /// - Throws: when the key is not 16 bytes.
     public static func mac(fileReadKey: [UInt8], uid: [UInt8], counter: UInt32, input: [UInt8]) throws -> [UInt8] {
         let key = try sessionKey([0x3C, 0xC3, 0x00, 0x01, 0x00, 0x80], fileReadKey: fileReadKey, uid, counter)
-        let full = try cmac(input, key: key)
+        let full = try CryptoPrimitives.aesCMAC(input, key: key)
         return stride(from: 1, to: 16, by: 2).map { full[$0] }
     }
 
@@ -168,7 +171,7 @@ public enum SUNCrypto {
         throws -> [UInt8]
     {
         let (key, iv) = try fileDataKey(fileReadKey: fileReadKey, uid: uid, counter: counter)
-        return try cbc(encrypt: plain, key: key, iv: iv)
+        return try CryptoPrimitives.aesCBC(encrypt: plain, key: key, iv: iv)
     }
 
     /// Decrypts mirrored file data.
@@ -183,7 +186,7 @@ public enum SUNCrypto {
         throws -> [UInt8]
     {
         let (key, iv) = try fileDataKey(fileReadKey: fileReadKey, uid: uid, counter: counter)
-        return try cbc(decrypt: encrypted, key: key, iv: iv)
+        return try CryptoPrimitives.aesCBC(decrypt: encrypted, key: key, iv: iv)
     }
 
     // MARK: Key diversification
@@ -201,7 +204,7 @@ public enum SUNCrypto {
         guard (16...30).contains(input.count) else {
             throw CryptoPrimitives.Failure("the diversification input is \(input.count) bytes, not 16 to 30")
         }
-        return try cmac([0x01] + input, key: masterKey)
+        return try CryptoPrimitives.aesCMAC([0x01] + input, key: masterKey)
     }
 
     // MARK: Building blocks
@@ -216,28 +219,15 @@ public enum SUNCrypto {
     static func sessionKey(_ prefix: [UInt8], fileReadKey: [UInt8], _ uid: [UInt8], _ counter: UInt32) throws
         -> [UInt8]
     {
-        try cmac(prefix + uid + counterBytes(counter), key: fileReadKey)
+        try CryptoPrimitives.aesCMAC(prefix + uid + counterBytes(counter), key: fileReadKey)
     }
 
     /// The file data's session key (from SV1) and IV (the counter encrypted with it).
     static func fileDataKey(fileReadKey: [UInt8], uid: [UInt8], counter: UInt32) throws -> ([UInt8], [UInt8]) {
         let key = try sessionKey([0xC3, 0x3C, 0x00, 0x01, 0x00, 0x80], fileReadKey: fileReadKey, uid, counter)
-        let iv = try cbc(encrypt: counterBytes(counter) + [UInt8](repeating: 0, count: 13), key: key, iv: zeroBlock)
+        let iv = try CryptoPrimitives.aesCBC(
+            encrypt: counterBytes(counter) + [UInt8](repeating: 0, count: 13), key: key, iv: zeroBlock)
         return (key, iv)
-    }
-
-    static func cmac(_ message: [UInt8], key: [UInt8]) throws(CryptoPrimitives.Failure) -> [UInt8] {
-        try CryptoPrimitives.aesCMAC(message, key: key)
-    }
-
-    static func cbc(encrypt plain: [UInt8], key: [UInt8], iv: [UInt8]) throws(CryptoPrimitives.Failure) -> [UInt8] {
-        try CryptoPrimitives.aesCBC(encrypt: plain, key: key, iv: iv)
-    }
-
-    static func cbc(decrypt encrypted: [UInt8], key: [UInt8], iv: [UInt8]) throws(CryptoPrimitives.Failure)
-        -> [UInt8]
-    {
-        try CryptoPrimitives.aesCBC(decrypt: encrypted, key: key, iv: iv)
     }
 
     /// Compares two MACs in time that does not depend on where they differ.
