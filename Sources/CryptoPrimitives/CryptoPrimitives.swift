@@ -13,7 +13,7 @@
 /// is, these are swift-crypto's `SHA256`, `AES.CMAC` and `AES._CBC`. The fuzz build (Fuzz/Package.swift) enables
 /// the trait `FuzzingStandIns` instead, so that the parsers it fuzzes build without BoringSSL: the functions then
 /// keep their shapes (lengths, errors, a cipher that decrypts what it encrypts) but are deliberately not
-/// cryptography (``StandIns``), which also lets the fuzzer forge a SUN message's MAC and reach what follows a
+/// cryptography (``StandIns``), so that a SUN message's MAC no longer keeps the fuzzer out of what follows a
 /// verified one. A build with neither trait does not compile. docs/RELIABILITY.md, "Fuzzing", tells more.
 public enum CryptoPrimitives {
     /// The length of an AES block, of an AES-128 key and of a CBC initialisation vector.

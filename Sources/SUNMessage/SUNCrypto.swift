@@ -139,7 +139,8 @@ public enum SUNCrypto {
         -> [UInt8]
     {
         guard uid.count == 7, padding.count == 5 else {
-            throw CryptoPrimitives.Failure("the UID is \(uid.count) bytes and the padding \(padding.count): 7 and 5")
+            throw CryptoPrimitives.Failure(
+                "the UID must be 7 bytes and the padding 5, not \(uid.count) and \(padding.count)")
         }
         return try CryptoPrimitives.aesCBC(
             encrypt: [piccDataTag] + uid + counterBytes(counter) + padding, key: metaReadKey, iv: zeroBlock)
